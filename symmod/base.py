@@ -1,0 +1,127 @@
+"""Shared basics: the error type, and parsing of the string attributes that
+symbols store (MXNet keeps every operator parameter as its Python ``str()``)."""
+import ast
+
+import numpy as np
+
+__all__ = ['MXNetError', 'string_types', 'numeric_types', 'integer_types',
+           'parse_bool', 'parse_int', 'parse_float', 'parse_tuple', 'parse_optional',
+           'parse_dtype', 'attr_str']
+
+string_types = (str,)
+numeric_types = (float, int, np.generic)
+integer_types = (int, np.integer)
+
+
+class MXNetError(Exception):
+    """Error raised by symmod where MXNet raises ``mxnet.base.MXNetError``."""
+
+
+class _NullType:
+    """Placeholder for "argument not given", distinct from None (as MXNet's ``_Null``)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return '_Null'
+
+
+_Null = _NullType()
+
+
+def parse_bool(value):
+    """Parse MXNet's boolean spellings: True/False/1/0 in any case."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, integer_types):
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in ('true', '1'):
+        return True
+    if text in ('false', '0'):
+        return False
+    raise ValueError('expected a boolean (True/False/1/0), found %r' % (value,))
+
+
+def parse_int(value):
+    """Parse an integer attribute (accepts ``"128"``, ``128``, ``128.0``)."""
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if isinstance(value, integer_types):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        if float(value) != int(value):
+            raise ValueError('expected an integer, found %r' % (value,))
+        return int(value)
+    text = str(value).strip()
+    try:
+        return int(text)
+    except ValueError:
+        as_float = float(text)
+        if as_float != int(as_float):
+            raise ValueError('expected an integer, found %r' % (value,)) from None
+        return int(as_float)
+
+
+def parse_float(value):
+    """Parse a float attribute (``"0.5"``, ``0.5``, ``"1e-3"``, ``"inf"``)."""
+    if isinstance(value, (int, float, np.number)):
+        return float(value)
+    return float(str(value).strip())
+
+
+def parse_tuple(value, item=int):
+    """Parse a shape-like attribute: ``"(5, 5)"``, ``"[2,2]"``, ``"3"``, ``(5, 5)``.
+
+    Returns a tuple whose items are parsed by ``item``; ``None``/``"None"`` gives ``None``.
+    """
+    if value is None:
+        return None
+    if isinstance(value, (tuple, list)):
+        return tuple(item(v) for v in value)
+    if isinstance(value, integer_types + (float,)):
+        return (item(value),)
+    text = str(value).strip()
+    if text in ('None', ''):
+        return None if text == 'None' else ()
+    try:
+        parsed = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        raise ValueError('expected a tuple such as "(1, 2)", found %r' % (value,)) from None
+    if parsed is None:
+        return None
+    if isinstance(parsed, (tuple, list)):
+        return tuple(item(v) for v in parsed)
+    return (item(parsed),)
+
+
+def parse_optional(parser):
+    """Wrap ``parser`` so that None / "None" parse to None (MXNet's ``dmlc::optional``)."""
+    def parse(value):
+        if value is None or (isinstance(value, str) and value.strip() == 'None'):
+            return None
+        return parser(value)
+    parse.__name__ = 'optional_' + getattr(parser, '__name__', 'value')
+    return parse
+
+
+_DTYPE_ALIASES = {'float': 'float32', 'double': 'float64', 'half': 'float16'}
+
+
+def parse_dtype(value):
+    """Parse a dtype given as a numpy dtype, a type, or a name such as ``"float32"``."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = _DTYPE_ALIASES.get(value.strip(), value.strip())
+        if value == 'None':
+            return None
+    return np.dtype(value)
+
+
+def attr_str(value):
+    """Render a parameter value the way MXNet stores it in symbol attributes."""
+    if isinstance(value, np.dtype):
+        return value.name
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return np.dtype(value).name
+    return str(value)

@@ -1,0 +1,13 @@
+"""``mx.nd``: NDArray, creation functions, save/load and one function per operator."""
+import sys
+import types
+
+from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, concat, concatenate,
+                      waitall, from_numpy, mx_real_t, moveaxis, onehot_encode)
+from .. import ops as _ops  # registers every operator
+from . import register as _register
+
+_internal = types.ModuleType(__name__ + '._internal', 'Internal operators (names starting with _).')
+sys.modules[_internal.__name__] = _internal
+_register.populate(globals(), _internal.__dict__)
+op = sys.modules[__name__]

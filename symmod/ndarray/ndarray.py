@@ -1,0 +1,616 @@
+"""NDArray: an n-dimensional array on a device context, MXNet's imperative array.
+
+On CPU an NDArray wraps a numpy array (``_data``) and shares its memory: slicing
+the first axis and ``reshape`` give views, ``a[:] = b`` writes in place. On GPU
+the storage is a numba device array. Arithmetic goes through the operator
+registry (``broadcast_add``, ``_plus_scalar`` ...), so autograd can record it.
+"""
+import numpy as np
+
+from ..base import MXNetError, numeric_types, integer_types
+from ..context import Context, current_context
+from . import device
+
+__all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'concat',
+           'concatenate', 'waitall', 'from_numpy', 'mx_real_t', 'moveaxis', 'onehot_encode']
+
+mx_real_t = np.float32
+
+# Filled in by .register once the operator functions exist (avoids an import cycle).
+_OPS = {}
+
+
+def _op(name):
+    return _OPS[name]
+
+
+def _as_dtype(dtype, default=mx_real_t):
+    return np.dtype(default if dtype is None else dtype)
+
+
+class NDArray:
+    """An array on a device context (numpy-backed on CPU).
+
+    Users create NDArrays with :func:`array`, :func:`zeros`, :func:`ones` and the
+    operator functions in ``mx.nd``, not with this constructor.
+    """
+    __slots__ = ('_data', '_ctx', '_grad', '_grad_req', '_ag_entry', '__weakref__')
+    __array_priority__ = 1000.0
+
+    def __init__(self, data, ctx=None):
+        if data is None:   # unpickling path: NDArray(None) then __setstate__
+            data = np.empty((0,), dtype=mx_real_t)
+        self._data = data
+        self._ctx = current_context() if ctx is None else ctx
+        self._grad = None
+        self._grad_req = 'null'
+        self._ag_entry = None
+
+    # ---- attributes ----------------------------------------------------------
+    @property
+    def shape(self):
+        """Tuple of array dimensions."""
+        return tuple(self._data.shape)
+
+    @property
+    def size(self):
+        """Number of elements."""
+        return int(np.prod(self._data.shape, dtype=np.int64))
+
+    @property
+    def ndim(self):
+        """Number of dimensions."""
+        return len(self._data.shape)
+
+    @property
+    def dtype(self):
+        """The numpy type of the elements (``numpy.float32`` etc.)."""
+        return np.dtype(self._data.dtype).type
+
+    @property
+    def context(self):
+        """The device context of the array."""
+        return self._ctx
+
+    ctx = context
+
+    @property
+    def stype(self):
+        """Storage type; symmod stores every array densely ('default')."""
+        return 'default'
+
+    @property
+    def handle(self):
+        """The underlying storage (numpy array on CPU)."""
+        return self._data
+
+    @property
+    def T(self):
+        """Transpose of a 2-D array."""
+        if self.ndim != 2:
+            raise ValueError('Only 2D matrix is allowed to be transposed')
+        return _op('transpose')(self)
+
+    @property
+    def grad(self):
+        """The gradient buffer attached by :meth:`attach_grad`, or None."""
+        return self._grad
+
+    @property
+    def writable(self):
+        """Whether the array may be written."""
+        return True
+
+    def _host(self):
+        """The values as a numpy array (the storage itself on CPU, a copy on GPU)."""
+        return device.to_host(self._data)
+
+    # ---- conversion ----------------------------------------------------------
+    def asnumpy(self):
+        """Return a copy of the values as a numpy array."""
+        return np.array(self._host(), copy=True)
+
+    def __array__(self, dtype=None, copy=None):
+        host = self._host()
+        return host.astype(dtype) if dtype is not None else host
+
+    def asscalar(self):
+        """Return the value of a one-element array as a numpy scalar."""
+        if self.shape != (1,) and self.shape != ():
+            raise ValueError('The current array is not a scalar')
+        return self._host().reshape(-1)[0]
+
+    def item(self):
+        """The value of a one-element array as a Python scalar."""
+        return self.asscalar().item()
+
+    def astype(self, dtype, copy=True):
+        """Return the array cast to ``dtype`` (self when ``copy=False`` and nothing changes)."""
+        dtype = np.dtype(dtype)
+        if not copy and np.dtype(self._data.dtype) == dtype:
+            return self
+        return NDArray(device.to_context(self._host().astype(dtype), self._ctx), self._ctx)
+
+    def copy(self):
+        """A deep copy on the same context."""
+        return self.copyto(self._ctx)
+
+    def copyto(self, other):
+        """Copy the values to a context (new array) or into an existing NDArray.
+
+        Parameters
+        ----------
+        other : NDArray or Context
+            The destination array (same shape) or context.
+
+        Returns
+        -------
+        NDArray
+            The destination array.
+        """
+        if isinstance(other, NDArray):
+            if other is self:
+                return other
+            if other.shape != self.shape:
+                raise ValueError('copyto: shape mismatch, destination %s vs source %s'
+                                 % (other.shape, self.shape))
+            device.copy_into(other._data, self._data)
+            return other
+        if isinstance(other, Context):
+            host = np.array(self._host(), copy=True)
+            return NDArray(device.to_context(host, other), other)
+        raise TypeError('copyto does not support type ' + str(type(other)))
+
+    def as_in_context(self, context):
+        """Return this array on ``context``: itself if already there, else a copy."""
+        if self._ctx == context:
+            return self
+        return self.copyto(context)
+
+    def tostype(self, stype):
+        """Only dense ('default') storage exists in symmod."""
+        if stype != 'default':
+            raise MXNetError('sparse storage type %r is not supported by symmod' % stype)
+        return self
+
+    def wait_to_read(self):
+        """Block until pending writes finish (computation is synchronous here)."""
+
+    def detach(self):
+        """A new NDArray sharing memory but cut out of the autograd graph."""
+        return NDArray(self._data, self._ctx)
+
+    def as_np_ndarray(self):
+        return self
+
+    def as_nd_ndarray(self):
+        return self
+
+    # ---- shape manipulation --------------------------------------------------
+    def reshape(self, *shape, **kwargs):
+        """Return a view with a new shape; supports MXNet's special values 0 and -1..-4.
+
+        Examples
+        --------
+        >>> mx.nd.zeros((2, 3, 4)).reshape((-1, 0)).shape
+        (6, 4)
+        """
+        if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+            shape = tuple(shape[0])
+        elif not shape:
+            shape = kwargs.pop('shape', None)
+            if shape is None:
+                raise TypeError('reshape() needs a shape')
+        reverse = kwargs.pop('reverse', False)
+        if kwargs:
+            raise TypeError('Got unknown keywords in reshape: %s' % ', '.join(kwargs))
+        return _op('Reshape')(self, shape=tuple(shape), reverse=reverse)
+
+    def reshape_like(self, other):
+        """Reshape to the shape of ``other``."""
+        return self.reshape(other.shape)
+
+    def flatten(self, inplace=False):
+        """Collapse all axes but the first."""
+        return _op('Flatten')(self)
+
+    def expand_dims(self, axis, inplace=False):
+        """Insert a new axis of size 1 at ``axis``."""
+        return _op('expand_dims')(self, axis=axis)
+
+    def broadcast_to(self, shape):
+        """Broadcast to ``shape``."""
+        return _op('broadcast_to')(self, shape=tuple(shape))
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __iter__(self):
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    # ---- indexing ------------------------------------------------------------
+    def __getitem__(self, key):
+        if isinstance(key, NDArray):
+            key = key._host().astype(np.int64)
+        elif isinstance(key, tuple):
+            key = tuple(k._host().astype(np.int64) if isinstance(k, NDArray) else k
+                        for k in key)
+        if isinstance(self._data, np.ndarray):
+            result = np.asarray(self._data[key])
+            if result.ndim == 0:    # legacy shape rules: no 0-d arrays
+                result = result.reshape(1)
+            return NDArray(result, self._ctx)
+        result = np.asarray(self._host()[key])
+        return NDArray(device.to_context(result.reshape(result.shape or (1,)), self._ctx),
+                       self._ctx)
+
+    def __setitem__(self, key, value):
+        if isinstance(value, NDArray):
+            value = value._host()
+        elif not isinstance(value, numeric_types + (np.ndarray,)):
+            value = np.asarray(value)
+        if isinstance(key, NDArray):
+            key = key._host().astype(np.int64)
+        if isinstance(self._data, np.ndarray):
+            self._data[key] = value
+        else:
+            host = self._host()
+            host[key] = value
+            device.copy_into(self._data, host)
+
+    def _slice(self, start, stop):
+        """A view of rows ``start:stop`` along the first axis."""
+        return NDArray(self._data[start:stop], self._ctx)
+
+    def _at(self, idx):
+        """A view of row ``idx`` (first axis)."""
+        return NDArray(self._data[idx], self._ctx)
+
+    # ---- arithmetic ----------------------------------------------------------
+    def _binary(self, other, array_op, scalar_op, reverse=False, out=None):
+        if isinstance(other, NDArray):
+            lhs, rhs = (other, self) if reverse else (self, other)
+            return _op(array_op)(lhs, rhs, out=out)
+        if isinstance(other, numeric_types) or (isinstance(other, np.ndarray) and other.ndim == 0):
+            return _op(scalar_op)(self, scalar=float(other), out=out)
+        if isinstance(other, np.ndarray):
+            return self._binary(array(other, ctx=self._ctx, dtype=self.dtype),
+                                array_op, scalar_op, reverse, out)
+        raise TypeError('type %s not supported' % str(type(other)))
+
+    def __add__(self, other):
+        return self._binary(other, 'broadcast_add', '_plus_scalar')
+
+    __radd__ = __add__
+
+    def __iadd__(self, other):
+        return self._binary(other, 'broadcast_add', '_plus_scalar', out=self)
+
+    def __sub__(self, other):
+        return self._binary(other, 'broadcast_sub', '_minus_scalar')
+
+    def __rsub__(self, other):
+        return self._binary(other, 'broadcast_sub', '_rminus_scalar', reverse=True)
+
+    def __isub__(self, other):
+        return self._binary(other, 'broadcast_sub', '_minus_scalar', out=self)
+
+    def __mul__(self, other):
+        return self._binary(other, 'broadcast_mul', '_mul_scalar')
+
+    __rmul__ = __mul__
+
+    def __imul__(self, other):
+        return self._binary(other, 'broadcast_mul', '_mul_scalar', out=self)
+
+    def __truediv__(self, other):
+        return self._binary(other, 'broadcast_div', '_div_scalar')
+
+    def __rtruediv__(self, other):
+        return self._binary(other, 'broadcast_div', '_rdiv_scalar', reverse=True)
+
+    def __itruediv__(self, other):
+        return self._binary(other, 'broadcast_div', '_div_scalar', out=self)
+
+    __div__ = __truediv__
+    __rdiv__ = __rtruediv__
+    __idiv__ = __itruediv__
+
+    def __mod__(self, other):
+        return self._binary(other, 'broadcast_mod', '_mod_scalar')
+
+    def __rmod__(self, other):
+        return self._binary(other, 'broadcast_mod', '_rmod_scalar', reverse=True)
+
+    def __imod__(self, other):
+        return self._binary(other, 'broadcast_mod', '_mod_scalar', out=self)
+
+    def __pow__(self, other):
+        return self._binary(other, 'broadcast_power', '_power_scalar')
+
+    def __rpow__(self, other):
+        return self._binary(other, 'broadcast_power', '_rpower_scalar', reverse=True)
+
+    def __neg__(self):
+        return _op('negative')(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _op('abs')(self)
+
+    def __eq__(self, other):
+        return self._binary(other, 'broadcast_equal', '_equal_scalar')
+
+    def __ne__(self, other):
+        return self._binary(other, 'broadcast_not_equal', '_not_equal_scalar')
+
+    def __gt__(self, other):
+        return self._binary(other, 'broadcast_greater', '_greater_scalar')
+
+    def __ge__(self, other):
+        return self._binary(other, 'broadcast_greater_equal', '_greater_equal_scalar')
+
+    def __lt__(self, other):
+        return self._binary(other, 'broadcast_lesser', '_lesser_scalar')
+
+    def __le__(self, other):
+        return self._binary(other, 'broadcast_lesser_equal', '_lesser_equal_scalar')
+
+    __hash__ = object.__hash__
+
+    def __bool__(self):
+        size = self.size
+        if size == 0:
+            return False
+        if size == 1:
+            return bool(self.asscalar())
+        raise ValueError('The truth value of an NDArray with multiple elements is ambiguous.')
+
+    # ---- reductions and friends as methods (MXNet forwards these to nd.*) -----
+    def sum(self, *args, **kwargs):
+        return _op('sum')(self, *args, **kwargs)
+
+    def mean(self, *args, **kwargs):
+        return _op('mean')(self, *args, **kwargs)
+
+    def max(self, *args, **kwargs):
+        return _op('max')(self, *args, **kwargs)
+
+    def min(self, *args, **kwargs):
+        return _op('min')(self, *args, **kwargs)
+
+    def prod(self, *args, **kwargs):
+        return _op('prod')(self, *args, **kwargs)
+
+    def norm(self, *args, **kwargs):
+        return _op('norm')(self, *args, **kwargs)
+
+    def argmax(self, *args, **kwargs):
+        return _op('argmax')(self, *args, **kwargs)
+
+    def argmin(self, *args, **kwargs):
+        return _op('argmin')(self, *args, **kwargs)
+
+    def clip(self, *args, **kwargs):
+        return _op('clip')(self, *args, **kwargs)
+
+    def abs(self, *args, **kwargs):
+        return _op('abs')(self, *args, **kwargs)
+
+    def sign(self, *args, **kwargs):
+        return _op('sign')(self, *args, **kwargs)
+
+    def sqrt(self, *args, **kwargs):
+        return _op('sqrt')(self, *args, **kwargs)
+
+    def square(self, *args, **kwargs):
+        return _op('square')(self, *args, **kwargs)
+
+    def exp(self, *args, **kwargs):
+        return _op('exp')(self, *args, **kwargs)
+
+    def log(self, *args, **kwargs):
+        return _op('log')(self, *args, **kwargs)
+
+    def relu(self, *args, **kwargs):
+        return _op('relu')(self, *args, **kwargs)
+
+    def sigmoid(self, *args, **kwargs):
+        return _op('sigmoid')(self, *args, **kwargs)
+
+    def tanh(self, *args, **kwargs):
+        return _op('tanh')(self, *args, **kwargs)
+
+    def softmax(self, *args, **kwargs):
+        return _op('softmax')(self, *args, **kwargs)
+
+    def log_softmax(self, *args, **kwargs):
+        return _op('log_softmax')(self, *args, **kwargs)
+
+    def transpose(self, *args, **kwargs):
+        return _op('transpose')(self, *args, **kwargs)
+
+    def swapaxes(self, *args, **kwargs):
+        return _op('SwapAxis')(self, *args, **kwargs)
+
+    def split(self, *args, **kwargs):
+        return _op('SliceChannel')(self, *args, **kwargs)
+
+    def slice_axis(self, *args, **kwargs):
+        return _op('slice_axis')(self, *args, **kwargs)
+
+    def one_hot(self, *args, **kwargs):
+        return _op('one_hot')(self, *args, **kwargs)
+
+    def pick(self, *args, **kwargs):
+        return _op('pick')(self, *args, **kwargs)
+
+    def take(self, *args, **kwargs):
+        return _op('take')(self, *args, **kwargs)
+
+    def tile(self, *args, **kwargs):
+        return _op('tile')(self, *args, **kwargs)
+
+    def zeros_like(self, *args, **kwargs):
+        return _op('zeros_like')(self, *args, **kwargs)
+
+    def ones_like(self, *args, **kwargs):
+        return _op('ones_like')(self, *args, **kwargs)
+
+    # ---- autograd ------------------------------------------------------------
+    def attach_grad(self, grad_req='write', stype=None):
+        """Allocate a gradient buffer and mark the array as a variable for autograd.
+
+        Parameters
+        ----------
+        grad_req : {'write', 'add', 'null'}
+            How gradients are stored into the buffer by ``backward``.
+        """
+        from .. import autograd
+        grad = zeros(self.shape, ctx=self._ctx, dtype=self.dtype)
+        autograd.mark_variables([self], [grad], grad_reqs=grad_req)
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        """Compute the gradients of this array with respect to recorded variables."""
+        from .. import autograd
+        autograd.backward([self], None if out_grad is None else [out_grad],
+                          retain_graph=retain_graph, train_mode=train_mode)
+
+    # ---- pickling: the same state MXNet uses ({'handle': one array record}) ----
+    def __getstate__(self):
+        from ..formats.params import encode_record
+        return {'handle': bytearray(encode_record(self._host()))}
+
+    def __setstate__(self, state):
+        from ..formats.params import decode_record
+        host = decode_record(bytes(state['handle']))
+        self._data = host
+        self._ctx = Context('cpu', 0)
+        self._grad = None
+        self._grad_req = 'null'
+        self._ag_entry = None
+
+    def __reduce__(self):
+        return NDArray, (None,), self.__getstate__()
+
+    def __repr__(self):
+        shape_info = 'x'.join('%d' % x for x in self.shape)
+        return '\n%s\n<%s %s @%s>' % (str(self._host()), type(self).__name__,
+                                      shape_info, self._ctx)
+
+
+# ---- creation functions -----------------------------------------------------------
+def _ctx(ctx):
+    return current_context() if ctx is None else ctx
+
+
+def _shape(shape):
+    if isinstance(shape, integer_types):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+def empty(shape, ctx=None, dtype=None):
+    """An array of ``shape`` with unspecified values (float32 unless ``dtype``)."""
+    ctx = _ctx(ctx)
+    return NDArray(device.empty(_shape(shape), _as_dtype(dtype), ctx), ctx)
+
+
+def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
+    """An array of zeros (float32 unless ``dtype``)."""
+    return full(shape, 0, ctx=ctx, dtype=dtype)
+
+
+def ones(shape, ctx=None, dtype=None, **kwargs):
+    """An array of ones (float32 unless ``dtype``)."""
+    return full(shape, 1, ctx=ctx, dtype=dtype)
+
+
+def full(shape, val, ctx=None, dtype=None, out=None):
+    """An array of ``shape`` filled with ``val``."""
+    if out is not None:
+        out[:] = val
+        return out
+    ctx = _ctx(ctx)
+    host = np.full(_shape(shape), val, dtype=_as_dtype(dtype))
+    return NDArray(device.to_context(host, ctx), ctx)
+
+
+def array(source_array, ctx=None, dtype=None):
+    """Create an NDArray from an array-like object (a copy).
+
+    The dtype is ``source_array``'s when it is an NDArray, else float32 unless given,
+    as in MXNet (``mx.nd.array(np.arange(3))`` is float32).
+    """
+    ctx = _ctx(ctx)
+    if isinstance(source_array, NDArray):
+        dtype = source_array.dtype if dtype is None else dtype
+        host = source_array._host()
+    else:
+        dtype = mx_real_t if dtype is None else dtype
+        try:
+            host = np.asarray(source_array)
+        except (ValueError, TypeError) as err:
+            raise TypeError('source_array must be array like object: %s' % err) from None
+        if host.dtype == object:
+            raise TypeError('source_array must be array like object, found %r'
+                            % type(source_array))
+    host = np.array(host, dtype=np.dtype(dtype), copy=True)
+    if host.ndim == 0:
+        host = host.reshape(1)
+    return NDArray(device.to_context(host, ctx), ctx)
+
+
+def from_numpy(ndarray, zero_copy=True):
+    """Wrap a numpy array; with ``zero_copy`` the memory is shared."""
+    if zero_copy and ndarray.flags.c_contiguous:
+        return NDArray(ndarray, current_context())
+    return array(ndarray, dtype=ndarray.dtype)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=mx_real_t):
+    """Evenly spaced values in ``[start, stop)``, each repeated ``repeat`` times."""
+    if stop is None:
+        start, stop = 0, start
+    host = np.arange(start, stop, step, dtype=np.float64)
+    if repeat > 1:
+        host = np.repeat(host, repeat)
+    return array(host.astype(np.dtype(dtype)), ctx=ctx, dtype=dtype)
+
+
+def concat(*arrays, **kwargs):
+    """Concatenate arrays along ``dim`` (default 1), as ``mx.nd.concat``."""
+    return _op('Concat')(*arrays, **kwargs)
+
+
+def concatenate(arrays, axis=0, always_copy=True):
+    """Concatenate a list of arrays along ``axis`` (default 0)."""
+    if not arrays:
+        raise ValueError('concatenate needs at least one array')
+    if not always_copy and len(arrays) == 1:
+        return arrays[0]
+    ctx = arrays[0].context
+    host = np.concatenate([a._host() for a in arrays], axis=axis)
+    return NDArray(device.to_context(host, ctx), ctx)
+
+
+def moveaxis(tensor, source, destination):
+    """Move an axis to a new position."""
+    return array(np.moveaxis(tensor._host(), source, destination), ctx=tensor.context,
+                 dtype=tensor.dtype)
+
+
+def onehot_encode(indices, out):
+    """One-hot encode ``indices`` into ``out`` (shape batch x classes)."""
+    host = np.zeros(out.shape, dtype=out.dtype)
+    host[np.arange(host.shape[0]), indices._host().astype(np.int64)] = 1
+    out[:] = host
+    return out
+
+
+def waitall():
+    """Wait for all pending computation (a no-op: symmod computes synchronously)."""
+

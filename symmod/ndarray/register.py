@@ -1,0 +1,148 @@
+"""Imperative operator calls: ``mx.nd.<op>(...)`` generated from the operator registry."""
+import numpy as np
+
+from ..base import MXNetError, attr_str
+from ..ops import registry
+from .. import autograd
+from . import device
+from .ndarray import NDArray, _OPS
+
+__all__ = ['invoke', 'make_function', 'operator_instance']
+
+_INSTANCES = {}
+
+
+def operator_instance(op_name, params):
+    """A (cached) operator instance for ``op_name`` with the given parameter values."""
+    key = (op_name, tuple(sorted((k, attr_str(v)) for k, v in params.items())))
+    inst = _INSTANCES.get(key)
+    if inst is None:
+        inst = registry.get(op_name)({k: v for k, v in params.items()})
+        if len(_INSTANCES) > 4096:
+            _INSTANCES.clear()
+        _INSTANCES[key] = inst
+    return inst
+
+
+def invoke(op, inputs, out=None):
+    """Run operator instance ``op`` on NDArray ``inputs`` (arguments then aux states).
+
+    Outputs are new arrays unless ``out`` (an NDArray or a list of them) is given.
+    Returns the visible outputs: one NDArray, or a list when there are several.
+    """
+    arg_names = op.list_arguments()
+    aux_names = op.list_auxiliary_states()
+    n_args = len(arg_names)
+    if len(inputs) != n_args + len(aux_names):
+        raise MXNetError('Operator %s expects %d inputs (%s), found %d'
+                         % (op.name, n_args + len(aux_names),
+                            ', '.join(arg_names + aux_names), len(inputs)))
+    ctx = inputs[0].context if inputs else None
+    on_host = all(isinstance(x._data, np.ndarray) for x in inputs)
+    host = [x._data if on_host else x._host() for x in inputs]
+    in_data, aux = host[:n_args], host[n_args:]
+    n_out = len(op.list_outputs())
+    _, out_shapes, _ = op.infer_shape([a.shape for a in in_data], [None] * n_out,
+                                      [a.shape for a in aux])
+    _, out_types, _ = op.infer_type([a.dtype for a in in_data], [None] * n_out,
+                                    [a.dtype for a in aux])
+    n_visible = op.num_visible_outputs()
+    outs = out if isinstance(out, (list, tuple)) else ([out] if out is not None else [])
+    out_data = []
+    for i, (shape, dtype) in enumerate(zip(out_shapes, out_types)):
+        if shape is None or dtype is None:
+            raise MXNetError('Operator %s: cannot infer output %d from inputs of shapes %s'
+                             % (op.name, i, [a.shape for a in in_data]))
+        if i < len(outs) and outs[i] is not None and on_host:
+            if tuple(outs[i].shape) != tuple(shape):
+                raise MXNetError('Operator %s: out= has shape %s, expected %s'
+                                 % (op.name, outs[i].shape, tuple(shape)))
+            out_data.append(outs[i]._data)
+        else:
+            out_data.append(np.empty(shape, dtype=dtype))
+    op.forward(autograd.is_training(), ['write'] * n_out, in_data, out_data, aux)
+    if not on_host:
+        for x, a in zip(inputs[n_args:], aux):
+            device.copy_into(x._data, a)
+    results = []
+    for i in range(n_out):
+        if i < len(outs) and outs[i] is not None:
+            if not on_host:
+                device.copy_into(outs[i]._data, out_data[i])
+            results.append(outs[i])
+        else:
+            results.append(NDArray(out_data[i] if on_host
+                                   else device.to_context(out_data[i], ctx), ctx))
+    if autograd.is_recording():
+        autograd._record_op(op, inputs, results)
+    visible = results[:n_visible]
+    return visible[0] if n_visible == 1 else visible
+
+
+def make_function(func_name, op_cls):
+    """Build the ``mx.nd.<func_name>`` function for operator class ``op_cls``."""
+    param_order = [p.name for p in op_cls.params]
+
+    def function(*args, out=None, name=None, **kwargs):
+        nd_args = []
+        params = {}
+        extra = []
+        for a in args:
+            (nd_args if isinstance(a, NDArray) else extra).append(a)
+        if extra:
+            if op_cls.key_var_num_args:
+                raise TypeError('%s: positional arguments must be NDArrays, found %s'
+                                % (func_name, type(extra[0]).__name__))
+            free = [p for p in param_order if p not in kwargs]
+            if len(extra) > len(free):
+                raise TypeError('%s: too many positional arguments' % func_name)
+            params.update(zip(free, extra))
+        nd_kwargs = {}
+        for key, value in kwargs.items():
+            if isinstance(value, NDArray):
+                nd_kwargs[key] = value
+            elif value is not None:
+                params[key] = value
+        if op_cls.key_var_num_args and op_cls.key_var_num_args not in params:
+            params[op_cls.key_var_num_args] = len(nd_args)
+        op = operator_instance(func_name, params)
+        names = op.list_arguments() + op.list_auxiliary_states()
+        if len(nd_args) > len(names):
+            raise MXNetError('%s: too many inputs, expected at most %d (%s), found %d'
+                             % (func_name, len(names), ', '.join(names), len(nd_args)))
+        inputs = list(nd_args)
+        for input_name in names[len(nd_args):]:
+            if input_name not in nd_kwargs:
+                raise MXNetError('%s: missing input %r (inputs are %s)'
+                                 % (func_name, input_name, ', '.join(names)))
+            inputs.append(nd_kwargs.pop(input_name))
+        if nd_kwargs:
+            raise MXNetError('%s: unknown inputs %s (inputs are %s)'
+                             % (func_name, ', '.join(sorted(nd_kwargs)), ', '.join(names)))
+        return invoke(op, inputs, out=out)
+
+    function.__name__ = func_name
+    function.__qualname__ = func_name
+    function.__doc__ = _doc(func_name, op_cls)
+    return function
+
+
+def _doc(func_name, op_cls):
+    lines = [(op_cls.__doc__ or func_name).strip(), '', 'Parameters', '----------']
+    for p in op_cls.params:
+        default = '' if p.default is registry.REQUIRED else ", optional, default=%r" % (p.default,)
+        lines.append('%s : %s%s' % (p.name, getattr(p.parse, '__name__', 'value'), default))
+        if p.doc:
+            lines.append('    ' + p.doc)
+    lines += ['out : NDArray, optional', '    The output array.']
+    return '\n'.join(lines)
+
+
+def populate(namespace, internal_namespace):
+    """Add a function per registered operator name to the given module dicts."""
+    for op_name in registry.list_operators():
+        fn = make_function(op_name, registry.get(op_name))
+        _OPS[op_name] = fn
+        if op_name.startswith('_'):
+            internal_namespace[op_name] = fn
+        namespace[op_name] = fn

@@ -1,0 +1,2 @@
+"""Operators, one file per family; importing this package registers them all."""
+from . import registry
