@@ -1,0 +1,264 @@
+"""MXNet's pickled optimizer states, read without running code and written by hand.
+
+MXNet's ``Updater.get_states()`` is ``pickle.dumps`` of ``{index: state}``, where a state
+is None, an NDArray or a tuple of them. An NDArray pickles as the global
+``mxnet.ndarray.ndarray.NDArray``, called with ``(None,)`` and then given the state
+``{'handle': bytearray(<one array record>)}``.
+
+Reading: unpickling runs whatever callables a file names, so :func:`loads` uses an
+Unpickler whose ``find_class`` hands out only a placeholder for that NDArray class and
+argument-checking stand-ins for the few builtins plain data needs; every other global is
+refused before anything is called.
+
+Writing: :func:`dumps` emits the protocol-4 opcodes itself, because the standard pickler
+can only name a class it can import, and MXNet is not installed alongside symmod.
+"""
+import io
+import pickle
+import struct
+
+import numpy as np
+
+from ..base import MXNetError
+from . import params
+
+__all__ = ['loads', 'dumps']
+
+_NDARRAY_GLOBALS = {('mxnet.ndarray.ndarray', 'NDArray'),
+                    ('mxnet.ndarray', 'NDArray'),            # the module before MXNet 1.0
+                    ('mxnet.numpy.multiarray', 'ndarray')}   # mx.np arrays pickle alike
+
+
+class _PickledNDArray:
+    """Stands in for ``mxnet.ndarray.ndarray.NDArray`` while unpickling; holds numpy data."""
+    __slots__ = ('data',)
+
+    def __init__(self, handle=None):
+        if handle is not None:
+            raise MXNetError('a pickled MXNet NDArray must be created as NDArray(None), '
+                             'found NDArray(%s)' % type(handle).__name__)
+        self.data = None
+
+    def __setstate__(self, state):
+        if not isinstance(state, dict) or 'handle' not in state:
+            raise MXNetError("a pickled MXNet NDArray must have the state {'handle': bytes}, "
+                             'found %s' % type(state).__name__)
+        handle = state['handle']
+        if handle is None:       # MXNet pickles an array without storage this way
+            self.data = np.empty((0,), dtype=np.float32)
+        elif isinstance(handle, (bytes, bytearray)):
+            self.data = params.decode_record(handle)
+        else:
+            raise MXNetError('a pickled MXNet NDArray handle must be bytes, found %s'
+                             % type(handle).__name__)
+
+
+def _bytearray(*args):
+    """``bytearray`` limited to what pickles of byte strings use (never bytearray(n))."""
+    if not args:
+        return bytearray()
+    if len(args) == 1 and isinstance(args[0], (bytes, bytearray)):
+        return bytearray(args[0])
+    if len(args) == 2 and isinstance(args[0], str) and args[1] in ('latin-1', 'latin1'):
+        return bytearray(args[0], 'latin-1')   # protocols 0-2
+    raise MXNetError('refusing bytearray%r in an optimizer-state pickle' % (args,))
+
+
+def _codecs_encode(text, encoding):
+    """``_codecs.encode`` as protocols 0-2 use it for bytes: (str, 'latin1') only."""
+    if not isinstance(text, str) or encoding not in ('latin-1', 'latin1'):
+        raise MXNetError('refusing _codecs.encode(%s, %r) in an optimizer-state pickle'
+                         % (type(text).__name__, encoding))
+    return text.encode('latin-1')
+
+
+_SAFE_GLOBALS = {
+    ('builtins', 'bytearray'): _bytearray,
+    ('builtins', 'set'): set,
+    ('builtins', 'frozenset'): frozenset,
+    ('_codecs', 'encode'): _codecs_encode,
+}
+
+
+class _RestrictedUnpickler(pickle.Unpickler):
+    """An Unpickler that resolves only the globals MXNet's state pickles need."""
+
+    def find_class(self, module, name):
+        if module == '__builtin__':      # Python 2 pickles
+            module = 'builtins'
+        if (module, name) in _NDARRAY_GLOBALS:
+            return _PickledNDArray
+        if (module, name) in _SAFE_GLOBALS:
+            return _SAFE_GLOBALS[(module, name)]
+        if module == 'mxnet.ndarray.sparse':
+            raise MXNetError('refusing to load %s.%s from an optimizer-state pickle: symmod '
+                             'supports only dense arrays' % (module, name))
+        if module.startswith(('mxnet.optimizer', 'mxnet.lr_scheduler')):
+            raise MXNetError(
+                'refusing to load %s.%s from an optimizer-state pickle: the file holds a '
+                'pickled MXNet optimizer object (Updater.get_states(dump_optimizer=True)), and '
+                'unpickling objects can run code. Save the states with dump_optimizer=False '
+                '(what Module.save_optimizer_states does) and set the optimizer up in code.'
+                % (module, name))
+        raise MXNetError('refusing to load %s.%s from an optimizer-state pickle: only MXNet '
+                         'NDArrays, plain containers and numbers are allowed (unpickling '
+                         'anything else can run code)' % (module, name))
+
+    def persistent_load(self, pid):
+        raise MXNetError('refusing a persistent id in an optimizer-state pickle')
+
+
+def _replace_arrays(obj, active):
+    """Swap each placeholder in the unpickled tree for its numpy array."""
+    if isinstance(obj, _PickledNDArray):
+        if obj.data is None:
+            raise MXNetError('a pickled MXNet NDArray has no state (no handle)')
+        return obj.data
+    if isinstance(obj, (list, tuple, dict, set, frozenset)):
+        if id(obj) in active:
+            raise MXNetError('the optimizer-state pickle contains a reference cycle')
+        active.add(id(obj))
+        if isinstance(obj, dict):
+            result = {_replace_arrays(key, active): _replace_arrays(value, active)
+                      for key, value in obj.items()}
+        else:
+            result = type(obj)(_replace_arrays(item, active) for item in obj)
+        active.discard(id(obj))
+        return result
+    return obj
+
+
+def loads(data, where='optimizer states'):
+    """Read an MXNet optimizer-state pickle without executing anything from it.
+
+    Parameters
+    ----------
+    data : bytes
+        What MXNet's ``Updater.get_states()`` returned (a ``.states`` file).
+    where : str
+        Named in error messages.
+
+    Returns
+    -------
+    object
+        The pickled structure (dict, tuples, None ...) with numpy arrays for the NDArrays.
+
+    Raises
+    ------
+    MXNetError
+        For a global other than MXNet's NDArray and the plain-data builtins (naming it),
+        a pickled optimizer object, or bytes that are not a valid pickle.
+    """
+    try:
+        obj = _RestrictedUnpickler(io.BytesIO(data)).load()
+        return _replace_arrays(obj, set())
+    except MXNetError as err:
+        raise MXNetError('%s: %s' % (where, err)) from None
+    except RecursionError:
+        raise MXNetError('%s: the pickle is nested too deeply' % where) from None
+    except Exception as err:   # any malformed pickle: report, never crash
+        raise MXNetError('%s: not a valid optimizer-state pickle (%s: %s)'
+                         % (where, type(err).__name__, err)) from None
+
+
+# ---- writing: protocol-4 opcodes ---------------------------------------------------------
+def _str(text):
+    raw = text.encode('utf-8')
+    if len(raw) < 256:
+        return b'\x8c' + bytes([len(raw)]) + raw                 # SHORT_BINUNICODE
+    return b'\x8d' + struct.pack('<Q', len(raw)) + raw             # BINUNICODE8
+
+
+def _bytes(raw):
+    if len(raw) < 256:
+        return b'C' + bytes([len(raw)]) + raw                      # SHORT_BINBYTES
+    return b'\x8e' + struct.pack('<Q', len(raw)) + raw             # BINBYTES8
+
+
+def _int(value):
+    if 0 <= value < 256:
+        return b'K' + bytes([value])                                # BININT1
+    if 0 <= value < 65536:
+        return b'M' + struct.pack('<H', value)                      # BININT2
+    if -2 ** 31 <= value < 2 ** 31:
+        return b'J' + struct.pack('<i', value)                      # BININT
+    raw = value.to_bytes((value.bit_length() + 8) // 8, 'little', signed=True)
+    if len(raw) < 256:
+        return b'\x8a' + bytes([len(raw)]) + raw                    # LONG1
+    return b'\x8b' + struct.pack('<i', len(raw)) + raw              # LONG4
+
+
+_GLOBAL_NDARRAY = _str('mxnet.ndarray.ndarray') + _str('NDArray') + b'\x93'   # STACK_GLOBAL
+_GLOBAL_BYTEARRAY = _str('builtins') + _str('bytearray') + b'\x93'
+_TUPLE_N = {1: b'\x85', 2: b'\x86', 3: b'\x87'}
+
+
+def _emit(obj, out, host_array):
+    if obj is None:
+        out.append(b'N')
+    elif isinstance(obj, (bool, np.bool_)):
+        out.append(b'\x88' if obj else b'\x89')                      # NEWTRUE / NEWFALSE
+    elif isinstance(obj, (int, np.integer)):
+        out.append(_int(int(obj)))
+    elif isinstance(obj, (float, np.floating)):
+        out.append(b'G' + struct.pack('>d', float(obj)))            # BINFLOAT
+    elif isinstance(obj, str):
+        out.append(_str(obj))
+    elif isinstance(obj, bytes):
+        out.append(_bytes(obj))
+    elif isinstance(obj, tuple):
+        if not obj:
+            out.append(b')')                                         # EMPTY_TUPLE
+            return
+        if len(obj) > 3:
+            out.append(b'(')                                         # MARK
+        for item in obj:
+            _emit(item, out, host_array)
+        out.append(_TUPLE_N.get(len(obj), b't'))                    # TUPLE1..3 / TUPLE
+    elif isinstance(obj, list):
+        out.append(b']')                                             # EMPTY_LIST
+        if obj:
+            out.append(b'(')
+            for item in obj:
+                _emit(item, out, host_array)
+            out.append(b'e')                                         # APPENDS
+    elif isinstance(obj, dict):
+        out.append(b'}')                                             # EMPTY_DICT
+        if obj:
+            out.append(b'(')
+            for key, value in obj.items():
+                _emit(key, out, host_array)
+                _emit(value, out, host_array)
+            out.append(b'u')                                         # SETITEMS
+    else:
+        host = host_array(obj)
+        if host is None:
+            raise TypeError('cannot write an object of type %s into an MXNet optimizer-state '
+                            'pickle: expected None, numbers, str, tuples, lists, dicts and '
+                            'arrays' % type(obj).__name__)
+        # NDArray(None), then BUILD with {'handle': bytearray(record)}
+        out.append(_GLOBAL_NDARRAY + b'N\x85R' + b'}' + _str('handle') + _GLOBAL_BYTEARRAY)
+        out.append(_bytes(params.encode_record(host)))
+        out.append(b'\x85R' + b's' + b'b')                           # TUPLE1 REDUCE SETITEM BUILD
+
+
+def dumps(obj, host_array):
+    """Write ``obj`` as a protocol-4 pickle that MXNet's ``pickle.loads`` rebuilds.
+
+    Parameters
+    ----------
+    obj : object
+        None, bool, int, float, str, bytes, tuple, list, dict, and arrays.
+    host_array : callable
+        Maps an array object to its numpy array, or returns None for a non-array.
+
+    Returns
+    -------
+    bytes
+        Each array becomes an ``mxnet.ndarray.ndarray.NDArray`` whose handle is one V2
+        array record, as MXNet's own ``NDArray.__reduce__`` writes it.
+    """
+    out = [b'\x80\x04']                                              # PROTO 4
+    _emit(obj, out, host_array)
+    out.append(b'.')                                                 # STOP
+    return b''.join(out)

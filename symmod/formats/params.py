@@ -1,0 +1,439 @@
+"""MXNet's binary array format: ``nd.save`` files and checkpoint ``.params`` files.
+
+A file is a list header, the array records, then the names (see FORMATS.md, section 1)::
+
+    u64 0x112, u64 0, u64 N, N records, u64 K (0 or N), K x (u64 length, UTF-8 bytes)
+
+One record (V2, what MXNet 1.x writes; V3 differs only in its magic)::
+
+    u32 magic, i32 storage type, i32 ndim, ndim x i64 dims,
+    i32 dev_type, i32 dev_id, i32 type flag, raw C-order little-endian data
+
+The reader also accepts V3 (numpy shape semantics), V1 (no storage type) and the
+pre-V1 records whose first word is ndim and whose dims are u32. Anything that does not
+parse exactly, up to the last byte, raises :class:`MXNetError` naming the source and
+the offset: a damaged checkpoint never loads halfway.
+"""
+import math
+import os
+import struct
+
+import numpy as np
+
+from ..base import MXNetError
+from .atomic import atomic_open
+from .dtypes import DTYPE_TO_FLAG, FLAG_TO_DTYPE, UNSUPPORTED_FLAGS
+
+__all__ = ['encode_record', 'decode_record', 'encode_arrays', 'decode_arrays',
+           'save', 'load', 'load_frombuffer']
+
+LIST_MAGIC = 0x112
+V1_MAGIC = 0xF993FAC8
+V2_MAGIC = 0xF993FAC9
+V3_MAGIC = 0xF993FACA
+
+_SPARSE_STYPES = {1: 'row_sparse', 2: 'csr'}
+_DEV_TYPES = {1: 'cpu', 2: 'gpu', 3: 'cpu_pinned', 5: 'cpu_shared'}
+# More dimensions than numpy (1.x) allows can only come from a damaged file.
+_MAX_NDIM = 32
+# The smallest possible record (a pre-V1 "none" record) is one u32.
+_MIN_RECORD_BYTES = 4
+
+
+def _supported_dtypes():
+    return ', '.join(str(dt.newbyteorder('=')) for dt in FLAG_TO_DTYPE.values())
+
+
+def _type_flag(dtype):
+    """MXNet's type flag for a numpy dtype, or a clear error."""
+    flag = DTYPE_TO_FLAG.get(np.dtype(dtype).newbyteorder('<'))
+    if flag is not None:
+        return flag
+    raise MXNetError('cannot save an array of dtype %s in MXNet format: supported dtypes are %s'
+                     % (np.dtype(dtype), _supported_dtypes()))
+
+
+# ---- writing ---------------------------------------------------------------------------
+def _record_parts(array, magic):
+    """(header bytes, flat little-endian data array) of one record."""
+    flag = _type_flag(array.dtype)
+    data = np.asarray(array, dtype=FLAG_TO_DTYPE[flag], order='C')
+    header = (struct.pack('<Iii', magic, 0, data.ndim)
+              + struct.pack('<%dq' % data.ndim, *data.shape)
+              + struct.pack('<iii', 1, 0, flag))
+    return header, data.reshape(-1).view(np.uint8)
+
+
+def _magic_for(arrays):
+    # MXNet writes V3 records only inside np_shape(True), and then writes every record
+    # of the file as V3; a V2 record cannot hold a 0-d array that MXNet can read back.
+    return V3_MAGIC if any(a.ndim == 0 for a in arrays) else V2_MAGIC
+
+
+def encode_record(array):
+    """Encode one numpy array as one MXNet array record (what ``NDArray`` pickles hold).
+
+    Parameters
+    ----------
+    array : numpy.ndarray
+        float32, float64, float16, uint8, int8, int32, int64 or bool.
+
+    Returns
+    -------
+    bytes
+        A V2 record, or a V3 record for a 0-d array. MXNet 1.9.1 saves a 0-d array in
+        a V2 record that it cannot load back (the loader reads ndim 0 as an empty
+        array); a V3 record is what MXNet itself writes for scalars under
+        ``np_shape(True)`` and loads in that mode, so symmod never writes the broken form.
+
+    Examples
+    --------
+    >>> rec = encode_record(np.ones((2, 3), np.float32))
+    >>> decode_record(rec).shape
+    (2, 3)
+    """
+    array = np.asarray(array)
+    header, data = _record_parts(array, _magic_for([array]))
+    return header + data.tobytes()
+
+
+def _file_chunks(arrays, names):
+    """The buffers of a whole file, in order, without joining large data."""
+    magic = _magic_for(arrays)
+    yield struct.pack('<QQQ', LIST_MAGIC, 0, len(arrays))
+    for array in arrays:
+        header, data = _record_parts(array, magic)
+        yield header
+        yield data
+    yield struct.pack('<Q', len(names))
+    for name in names:
+        raw = name.encode('utf-8')
+        yield struct.pack('<Q', len(raw)) + raw
+
+
+def encode_arrays(arrays, names=None):
+    """Encode numpy arrays (and optional names) as the bytes of an ``nd.save`` file.
+
+    Parameters
+    ----------
+    arrays : list of numpy.ndarray
+        The arrays, in order.
+    names : list of str, optional
+        One name per array (a dict file), or None (a list file).
+
+    Returns
+    -------
+    bytes
+    """
+    arrays = [np.asarray(a) for a in arrays]
+    names = [] if names is None else list(names)
+    if names and len(names) != len(arrays):
+        raise MXNetError('encode_arrays: %d names for %d arrays' % (len(names), len(arrays)))
+    return b''.join(_file_chunks(arrays, names))
+
+
+# ---- reading ---------------------------------------------------------------------------
+class _Reader:
+    """A cursor over a buffer whose every shortfall becomes an MXNetError naming the source."""
+
+    def __init__(self, buf, where, owned):
+        self.buf = buf
+        self.size = len(buf)
+        self.pos = 0
+        self.where = where
+        self.owned = owned   # True: arrays may be writable views of ``buf``
+
+    def error(self, what):
+        return MXNetError('%s: %s' % (self.where, what))
+
+    def unpack(self, fmt, what):
+        need = struct.calcsize(fmt)
+        if self.pos + need > self.size:
+            raise self.error('%s is truncated: needs %d bytes at offset %d, %s has %d'
+                             % (what, need, self.pos, self.kind, self.size))
+        values = struct.unpack_from(fmt, self.buf, self.pos)
+        self.pos += need
+        return values
+
+    @property
+    def kind(self):
+        return 'file' if self.owned else 'buffer'
+
+
+def _none_array():
+    # An MXNet "none" array has no shape and no data; symmod reads it as an empty float32
+    # array, like the placeholder NDArray(None) makes.
+    return np.empty((0,), dtype=np.float32)
+
+
+def _read_dims(reader, what, dim_fmt):
+    (ndim,) = reader.unpack('<i', what + ' ndim')
+    if ndim < -1 or ndim > _MAX_NDIM:
+        raise reader.error('%s has an impossible ndim %d at offset %d'
+                           % (what, ndim, reader.pos - 4))
+    if ndim <= 0:
+        return ndim, ()
+    return ndim, reader.unpack('<%d%s' % (ndim, dim_fmt), what + ' shape')
+
+
+def _read_shape(reader, what):
+    """Read a record's header up to its shape; None for a "none" record (no data follows)."""
+    start = reader.pos
+    (magic,) = reader.unpack('<I', what + ' header')
+    if magic in (V2_MAGIC, V3_MAGIC):
+        (stype,) = reader.unpack('<i', what + ' storage type')
+        if stype in _SPARSE_STYPES:
+            raise reader.error('%s is a sparse (%s) array; symmod supports only dense arrays'
+                               % (what, _SPARSE_STYPES[stype]))
+        if stype != 0:
+            raise reader.error('%s has an unknown storage type %d at offset %d'
+                               % (what, stype, reader.pos - 4))
+        ndim, shape = _read_dims(reader, what, 'q')
+        if magic == V3_MAGIC:
+            # numpy shape semantics: ndim 0 is a scalar, -1 anywhere means "unknown"
+            if ndim == -1 or -1 in shape:
+                return None
+        elif ndim == 0:
+            return None
+    elif magic == V1_MAGIC:
+        ndim, shape = _read_dims(reader, what, 'q')
+        if ndim == 0:
+            return None
+    elif magic <= _MAX_NDIM:
+        # pre-V1 record: the first word is ndim, the dims are u32
+        ndim = magic
+        shape = reader.unpack('<%dI' % ndim, what + ' shape') if ndim else ()
+        if ndim == 0:
+            return None
+    else:
+        raise reader.error('%s has a bad magic number 0x%08X at offset %d (expected 0x%08X)'
+                           % (what, magic, start, V2_MAGIC))
+    if ndim < 0 or any(d < 0 for d in shape):
+        raise reader.error('%s has an impossible shape %s (ndim %d) at offset %d'
+                           % (what, tuple(shape), ndim, start))
+    return tuple(int(d) for d in shape)
+
+
+def _read_record(reader, what):
+    """Read one record at the cursor and return it as a numpy array."""
+    shape = _read_shape(reader, what)
+    if shape is None:
+        return _none_array()
+    dev_type, dev_id = reader.unpack('<ii', what + ' context')
+    if dev_type not in _DEV_TYPES or dev_id < 0:
+        raise reader.error('%s has an impossible device (%d, %d) at offset %d'
+                           % (what, dev_type, dev_id, reader.pos - 8))
+    (flag,) = reader.unpack('<i', what + ' type flag')
+    if flag in UNSUPPORTED_FLAGS:
+        raise reader.error('%s has dtype %s (type flag %d), which symmod does not support'
+                           % (what, UNSUPPORTED_FLAGS[flag], flag))
+    if flag not in FLAG_TO_DTYPE:
+        raise reader.error('%s has an unknown type flag %d at offset %d'
+                           % (what, flag, reader.pos - 4))
+    dtype = FLAG_TO_DTYPE[flag]
+    count = math.prod(shape)
+    nbytes = count * dtype.itemsize
+    if reader.pos + nbytes > reader.size:
+        raise reader.error('%s is truncated: needs %d bytes of data at offset %d, %s has %d'
+                           % (what, nbytes, reader.pos, reader.kind, reader.size))
+    array = np.frombuffer(reader.buf, dtype=dtype, count=count, offset=reader.pos)
+    reader.pos += nbytes
+    if not (reader.owned and array.flags.aligned and array.flags.writeable):
+        array = array.copy()
+    return array.reshape(shape)
+
+
+def _read_names(reader, count):
+    names = []
+    for i in range(count):
+        what = 'name %d of %d' % (i, count)
+        (length,) = reader.unpack('<Q', what + ' length')
+        if reader.pos + length > reader.size:
+            raise reader.error('%s is truncated: needs %d bytes at offset %d, %s has %d'
+                               % (what, length, reader.pos, reader.kind, reader.size))
+        raw = bytes(reader.buf[reader.pos:reader.pos + length])
+        try:
+            names.append(raw.decode('utf-8'))
+        except UnicodeDecodeError as err:
+            raise reader.error('%s at offset %d is not valid UTF-8 (%s)'
+                               % (what, reader.pos, err)) from None
+        reader.pos += length
+    return names
+
+
+def _read_file(buf, where, owned):
+    """Parse a whole ``nd.save`` file: (list of numpy arrays, list of names or None)."""
+    reader = _Reader(buf, where, owned)
+    magic, _reserved, count = reader.unpack('<QQQ', 'file header')
+    if magic != LIST_MAGIC:
+        raise reader.error('not an MXNet NDArray file: header magic is 0x%X, expected 0x%X'
+                           % (magic, LIST_MAGIC))
+    if count * _MIN_RECORD_BYTES > reader.size - reader.pos:
+        raise reader.error('the header announces %d arrays but only %d bytes follow it'
+                           % (count, reader.size - reader.pos))
+    arrays = [_read_record(reader, 'array record %d of %d' % (i, count)) for i in range(count)]
+    (num_names,) = reader.unpack('<Q', 'name count')
+    if num_names not in (0, count):
+        raise reader.error('the file has %d names for %d arrays (expected 0 or %d) at offset %d'
+                           % (num_names, count, count, reader.pos - 8))
+    names = _read_names(reader, num_names)
+    if reader.pos != reader.size:
+        raise reader.error('%d unexpected bytes after the end of the data at offset %d'
+                           % (reader.size - reader.pos, reader.pos))
+    return arrays, (names if num_names else None)
+
+
+def decode_record(buf):
+    """Decode one array record (the ``handle`` of a pickled NDArray) to a numpy array.
+
+    Parameters
+    ----------
+    buf : bytes, bytearray or memoryview
+        Exactly one V1, V2, V3 or pre-V1 record.
+
+    Returns
+    -------
+    numpy.ndarray
+        A new writable array with the record's shape and dtype.
+
+    Raises
+    ------
+    MXNetError
+        When the bytes are not exactly one valid record.
+    """
+    reader = _Reader(memoryview(buf).cast('B'), 'array record', owned=False)
+    array = _read_record(reader, 'array record')
+    if reader.pos != reader.size:
+        raise reader.error('%d unexpected bytes after the record at offset %d'
+                           % (reader.size - reader.pos, reader.pos))
+    return array
+
+
+def decode_arrays(buf, where='<buffer>'):
+    """Parse the bytes of an ``nd.save`` file into numpy arrays.
+
+    Parameters
+    ----------
+    buf : bytes, bytearray or memoryview
+        The complete file contents.
+    where : str
+        Named in error messages (a file name, say).
+
+    Returns
+    -------
+    (list of numpy.ndarray, list of str or None)
+        The arrays (new writable copies) and their names, None for an unnamed list.
+    """
+    return _read_file(memoryview(buf).cast('B'), where, owned=False)
+
+
+# ---- the nd.save / nd.load interface ------------------------------------------------------
+def _host_array(value):
+    """The numpy array behind an NDArray or numpy array, or None for anything else."""
+    from ..ndarray.ndarray import NDArray
+    if isinstance(value, NDArray):
+        return value._host()
+    if isinstance(value, np.ndarray):
+        return value
+    return None
+
+
+def _describe(value):
+    return type(value).__name__
+
+
+def _split_data(data):
+    """(arrays, names) from what ``save`` accepts, with MXNet's errors for the rest."""
+    single = _host_array(data)
+    if single is not None:
+        return [single], []
+    if isinstance(data, dict):
+        arrays, names = [], []
+        for key, value in data.items():
+            host = _host_array(value)
+            if not isinstance(key, str) or host is None:
+                raise TypeError('save only accept dict str->NDArray or list of NDArray; found '
+                                'key %r (%s) with a value of type %s'
+                                % (key, _describe(key), _describe(value)))
+            names.append(key)
+            arrays.append(host)
+        return arrays, names
+    if isinstance(data, list):
+        arrays = []
+        for i, value in enumerate(data):
+            host = _host_array(value)
+            if host is None:
+                raise TypeError('save only accept dict str->NDArray or list of NDArray; item %d '
+                                'is of type %s' % (i, _describe(value)))
+            arrays.append(host)
+        return arrays, []
+    raise ValueError('data needs to either be a NDArray, dict of str, NDArray pairs or a list '
+                     'of NDarrays; found %s' % _describe(data))
+
+
+def _path(fname):
+    if not isinstance(fname, (str, os.PathLike)):
+        raise TypeError('fname required to be a string, found %s' % _describe(fname))
+    return os.fspath(fname)
+
+
+def save(fname, data):
+    """Save an NDArray, a list of NDArrays or a dict str->NDArray in MXNet's format.
+
+    The file is written atomically; see :func:`symmod.ndarray.save` for the details.
+    """
+    path = _path(fname)
+    arrays, names = _split_data(data)
+    # fail before touching the disk
+    for array in arrays:
+        _type_flag(array.dtype)
+    for name in names:
+        try:
+            name.encode('utf-8')
+        except UnicodeEncodeError as err:
+            raise MXNetError('cannot save the name %r: it is not valid UTF-8 text (%s)'
+                             % (name, err)) from None
+    try:
+        with atomic_open(path, 'wb') as f:
+            for chunk in _file_chunks(arrays, names):
+                f.write(chunk)
+    except OSError as err:
+        raise MXNetError('%s: cannot write the file: %s' % (path, err)) from err
+
+
+def _wrap(arrays, names):
+    from ..context import Context
+    from ..ndarray.ndarray import NDArray
+    ctx = Context('cpu', 0)
+    values = [NDArray(a, ctx) for a in arrays]
+    if names is None:
+        return values
+    return dict(zip(names, values))
+
+
+def load(fname):
+    """Load a file written by ``nd.save`` (MXNet's or symmod's).
+
+    Returns a list of NDArray for an unnamed file, else a dict str->NDArray in file order;
+    see :func:`symmod.ndarray.load`.
+    """
+    path = _path(fname)
+    try:
+        with open(path, 'rb') as f:
+            size = os.fstat(f.fileno()).st_size
+            buf = bytearray(size)
+            got = f.readinto(buf)
+            if got != size or f.read(1):
+                raise MXNetError('%s: the file changed size while it was read' % path)
+    except OSError as err:
+        raise MXNetError('%s: cannot read the file: %s' % (path, err)) from err
+    arrays, names = _read_file(memoryview(buf), path, owned=True)
+    return _wrap(arrays, names)
+
+
+def load_frombuffer(buf):
+    """Load an ``nd.save`` file's bytes; see :func:`symmod.ndarray.load_frombuffer`."""
+    if not isinstance(buf, (bytes, bytearray, memoryview)):
+        raise TypeError('buf required to be a string or bytes, found %s' % _describe(buf))
+    arrays, names = decode_arrays(buf, '<buffer>')
+    return _wrap(arrays, names)
