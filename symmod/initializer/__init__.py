@@ -1,0 +1,10 @@
+"""``mx.init`` / ``mx.initializer``: how parameter arrays get their first values."""
+from .base import InitDesc, Initializer, register, alias, create
+from .basic import Zero, One, Constant, Uniform, Normal
+from .scaled import Xavier, MSRAPrelu, Orthogonal
+from .structured import Bilinear, LSTMBias, FusedRNN
+from .combine import Load, Mixed
+
+__all__ = ['InitDesc', 'Initializer', 'register', 'alias', 'create', 'Zero', 'One',
+           'Constant', 'Uniform', 'Normal', 'Xavier', 'MSRAPrelu', 'Orthogonal',
+           'Bilinear', 'LSTMBias', 'FusedRNN', 'Load', 'Mixed']

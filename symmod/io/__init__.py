@@ -1,0 +1,10 @@
+"""``mx.io``: data descriptions, batches and data iterators."""
+from .desc import DataDesc, DataBatch
+from .iterators import DataIter, ResizeIter, PrefetchingIter
+from .ndarray_iter import NDArrayIter
+from .native import MXDataIter
+from .mnist import MNISTIter
+from .csv import CSVIter
+
+__all__ = ['DataDesc', 'DataBatch', 'DataIter', 'ResizeIter', 'PrefetchingIter',
+           'NDArrayIter', 'MXDataIter', 'MNISTIter', 'CSVIter']
