@@ -79,7 +79,7 @@ class Operator:
                 "Cannot find argument '%s' of operator %s. Possible arguments: %s"
                 % (key, self.name, ', '.join(known) or '(none)'))
         for p in self.params:
-            if p.name in attrs and attrs[p.name] is not None:
+            if p.name in attrs:
                 raw = attrs[p.name]
                 try:
                     value = p.parse(raw)

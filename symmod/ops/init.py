@@ -1,0 +1,182 @@
+"""Array creation operators without inputs: _zeros, _ones, _full, _arange, _eye and
+_zeros_without_dtype.
+
+Their output shape and dtype come from parameters (``shape``, ``dtype`` with
+default float32); ``ctx`` is accepted for MXNet compatibility and only matters to
+imperative calls. ``mx.sym.zeros(shape=...)`` builds a ``_zeros`` node.
+"""
+import math
+
+import numpy as np
+
+from ..base import MXNetError, parse_bool, parse_dtype, parse_float, parse_int, \
+    parse_optional, parse_tuple
+from .registry import Operator, Param, register, ShapeError, unify, shape_is_known
+
+__all__ = []
+
+_FLOAT32 = np.dtype(np.float32)
+
+
+def _parse_ctx(value):
+    return '' if value is None else str(value)
+
+
+def _fill(out, req, value):
+    if req == 'write':
+        out.fill(value)
+    elif req == 'add':
+        out += out.dtype.type(value)
+
+
+class _Init(Operator):
+    """Base of the creation operators: no inputs, shape and dtype from parameters."""
+    backward_uses_inputs = False
+    backward_uses_outputs = False
+
+    def list_arguments(self):
+        return []
+
+    def _shape(self):
+        # MXNet's legacy shape rules: a 0 in ``shape`` means "unknown"
+        shape = tuple(self.shape)
+        return shape if shape else None
+
+    def infer_shape(self, in_shapes, out_shapes, aux_shapes):
+        out = out_shapes[0]
+        shape = self._shape()
+        if shape is None or (out is not None and shape_is_known(out)
+                             and not shape_is_known(shape)):
+            return [], [out], []
+        try:
+            return [], [unify(shape, out)], []
+        except ShapeError:
+            raise ShapeError('%s: output shape %s does not match shape=%s'
+                             % (self.name, tuple(out), shape)) from None
+
+    def infer_type(self, in_types, out_types, aux_types):
+        dtype = self.dtype if self.dtype is not None else out_types[0]
+        if out_types[0] is not None and dtype != out_types[0]:
+            raise MXNetError('%s: output dtype %s does not match dtype=%s'
+                             % (self.name, np.dtype(out_types[0]).name, np.dtype(dtype).name))
+        return [], [dtype], []
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        """No inputs, so nothing to differentiate."""
+
+
+def _shape_params(dtype_default=_FLOAT32):
+    return (Param('shape', parse_tuple, (), 'The shape of the output.'),
+            Param('ctx', _parse_ctx, '', 'Context of the output (imperative calls only).'),
+            Param('dtype', parse_dtype, dtype_default, 'The output dtype.'))
+
+
+@register
+class _zeros(_Init):
+    """An array of zeros of the given ``shape`` and ``dtype``."""
+    name = '_zeros'
+    params = _shape_params()
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        _fill(out_data[0], req[0], 0)
+
+
+@register
+class _zeros_without_dtype(_Init):
+    """An array of zeros whose dtype is inferred from where it is used."""
+    name = '_zeros_without_dtype'
+    params = _shape_params(None)
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        _fill(out_data[0], req[0], 0)
+
+
+@register
+class _ones(_Init):
+    """An array of ones of the given ``shape`` and ``dtype``."""
+    name = '_ones'
+    params = _shape_params()
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        _fill(out_data[0], req[0], 1)
+
+
+@register
+class _full(_Init):
+    """An array of the given ``shape`` and ``dtype`` filled with ``value``."""
+    name = '_full'
+    params = _shape_params() + (Param('value', parse_float, doc='The fill value.'),)
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        _fill(out_data[0], req[0], self.value)
+
+
+@register
+class _eye(_Init):
+    """A 2-D array with ones on diagonal ``k`` and zeros elsewhere, of shape (N, M or N)."""
+    name = '_eye'
+    params = (Param('N', parse_int, doc='Number of rows.'),
+              Param('M', parse_int, 0, 'Number of columns; 0 means N.'),
+              Param('k', parse_int, 0, 'Diagonal index: 0 main, > 0 upper, < 0 lower.'),
+              Param('ctx', _parse_ctx, '', 'Context of the output (imperative calls only).'),
+              Param('dtype', parse_dtype, _FLOAT32, 'The output dtype.'))
+
+    def _shape(self):
+        return (self.N, self.M if self.M > 0 else self.N)
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        value = np.eye(self.N, self._shape()[1], self.k, dtype=out_data[0].dtype)
+        if req[0] == 'write':
+            np.copyto(out_data[0], value)
+        elif req[0] == 'add':
+            out_data[0] += value
+
+
+@register
+class _arange(_Init):
+    """Evenly spaced values ``start, start+step, ...`` below ``stop``, each repeated
+    ``repeat`` times. With only ``start`` given, the range is ``[0, start)``.
+
+    With ``infer_range`` and no ``stop``, the length comes from the output shape.
+    """
+    name = '_arange'
+    params = (Param('start', parse_float, doc='Start of the interval (included).'),
+              Param('stop', parse_optional(parse_float), None, 'End of the interval (excluded).'),
+              Param('step', parse_float, 1.0, 'Spacing between values.'),
+              Param('repeat', parse_int, 1, 'Times each value is repeated.'),
+              Param('infer_range', parse_bool, False,
+                    'Infer stop from the output size when stop is not given.'),
+              Param('ctx', _parse_ctx, '', 'Context of the output (imperative calls only).'),
+              Param('dtype', parse_dtype, _FLOAT32, 'The output dtype.'))
+
+    def check_params(self):
+        if not self.infer_range and self.stop is None:
+            self.start, self.stop = 0.0, self.start
+        if self.step == 0:
+            raise MXNetError('_arange: does not support step=0, received %s' % self.step)
+        if self.repeat <= 0:
+            raise MXNetError('_arange: only supports repeat > 0, received %d' % self.repeat)
+        if self.stop is not None:
+            if (self.step > 0 and not self.start < self.stop) or \
+                    (self.step < 0 and not self.start > self.stop):
+                raise MXNetError('_arange: invalid range (start, stop, step) = (%s, %s, %s)'
+                                 % (self.start, self.stop, self.step))
+
+    def _shape(self):
+        if self.stop is None:
+            return None
+        return (int(math.ceil((self.stop - self.start) / self.step)) * self.repeat,)
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        out = out_data[0]
+        dtype = out.dtype
+        if np.issubdtype(dtype, np.unsignedinteger):
+            start, step = dtype.type(int(self.start)), dtype.type(int(self.step))
+        else:
+            start, step = dtype.type(self.start), dtype.type(self.step)
+        positions = (np.arange(out.size, dtype=np.int64) // self.repeat).astype(dtype)
+        value = start + positions * step
+        if req[0] == 'write':
+            np.copyto(out, value.reshape(out.shape))
+        elif req[0] == 'add':
+            out += value.reshape(out.shape)
