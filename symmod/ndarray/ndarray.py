@@ -112,7 +112,9 @@ class NDArray:
 
     def __array__(self, dtype=None, copy=None):
         host = self._host()
-        return host.astype(dtype) if dtype is not None else host
+        if dtype is not None and np.dtype(dtype) != host.dtype:
+            return host.astype(dtype)
+        return np.array(host, copy=True) if copy else host
 
     def asscalar(self):
         """Return the value of a one-element array as a numpy scalar."""
@@ -193,7 +195,7 @@ class NDArray:
         Examples
         --------
         >>> mx.nd.zeros((2, 3, 4)).reshape((-1, 0)).shape
-        (6, 4)
+        (8, 3)
         """
         if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
             shape = tuple(shape[0])
@@ -486,8 +488,9 @@ class NDArray:
 
     def __setstate__(self, state):
         from ..formats.params import decode_record
-        host = decode_record(bytes(state['handle']))
-        self._data = host
+        handle = state.get('handle')
+        self._data = np.empty((0,), dtype=mx_real_t) if handle is None \
+            else decode_record(bytes(handle))
         self._ctx = Context('cpu', 0)
         self._grad = None
         self._grad_req = 'null'

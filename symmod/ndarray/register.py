@@ -101,7 +101,7 @@ def make_function(func_name, op_cls):
         for key, value in kwargs.items():
             if isinstance(value, NDArray):
                 nd_kwargs[key] = value
-            elif value is not None:
+            else:       # None is passed on: MXNet stores it as "None" (optional params)
                 params[key] = value
         if op_cls.key_var_num_args and op_cls.key_var_num_args not in params:
             params[op_cls.key_var_num_args] = len(nd_args)

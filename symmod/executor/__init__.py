@@ -1,0 +1,2 @@
+"""Executors: a symbol bound to arrays, planned once, run many times."""
+from .executor import Executor

@@ -1,0 +1,188 @@
+"""From ``Symbol.bind`` / ``simple_bind`` / ``Executor.reshape`` arguments to an Executor."""
+import logging
+
+import numpy as np
+
+from ..base import MXNetError
+from ..context import Context
+from ..ndarray.ndarray import NDArray, zeros
+from ..symbol.infer import variable_dtype_attr
+from .executor import Executor
+
+__all__ = ['bind', 'simple_bind', 'reshape_arrays']
+
+
+def _check_context(ctx):
+    if not isinstance(ctx, Context):
+        raise TypeError('ctx must be a Context, found %s' % type(ctx).__name__)
+    if ctx.device_type == 'gpu':
+        raise MXNetError('symmod executors run on CPU contexts; %s is not supported for '
+                         'binding a graph (optimizer kernels do run on GPU arrays)' % ctx)
+
+
+def _arrays(what, given, names, allow_missing):
+    """Order arrays given as a list or dict by ``names`` (MXNet's _get_ndarray_inputs)."""
+    if given is None:
+        if allow_missing:
+            return [None] * len(names)
+        raise ValueError('%s must be given' % what)
+    if isinstance(given, (list, tuple)):
+        if len(given) != len(names):
+            raise ValueError('Length of %s does not match the number of arguments' % what)
+        result = list(given)
+    elif isinstance(given, dict):
+        result = []
+        for name in names:
+            if name in given:
+                result.append(given[name])
+            elif allow_missing:
+                result.append(None)
+            else:
+                raise ValueError('key `%s` is missing in `%s`' % (name, what))
+    else:
+        raise TypeError('Only accept list of NDArrays or dict of str to NDArray')
+    for name, array in zip(names, result):
+        if array is not None and not isinstance(array, NDArray):
+            raise TypeError('%s: %s must be an NDArray, found %s'
+                            % (what, name, type(array).__name__))
+    return result
+
+
+def _grad_reqs(grad_req, names):
+    if isinstance(grad_req, str):
+        reqs = [grad_req] * len(names)
+    elif isinstance(grad_req, (list, tuple)):
+        if len(grad_req) != len(names):
+            raise ValueError('grad_req list has %d entries for %d arguments'
+                             % (len(grad_req), len(names)))
+        reqs = list(grad_req)
+    elif isinstance(grad_req, dict):
+        reqs = [grad_req.get(n, 'null') for n in names]
+    else:
+        raise TypeError('grad_req must be a str, list or dict, found %s'
+                        % type(grad_req).__name__)
+    for r in reqs:
+        if r not in ('write', 'add', 'null', 'inplace'):
+            raise ValueError("grad_req must be one of 'write', 'add', 'null', found %r" % r)
+    return ['write' if r == 'inplace' else r for r in reqs]
+
+
+def bind(symbol, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec):
+    """Implementation of :meth:`Symbol.bind`."""
+    _check_context(ctx)
+    arg_names = symbol.list_arguments()
+    aux_names = symbol.list_auxiliary_states()
+    arg_arrays = _arrays('args', args, arg_names, False)
+    grad_arrays = _arrays('args_grad', args_grad, arg_names, True)
+    aux_arrays = _arrays('aux_states', aux_states if aux_states is not None else [],
+                         aux_names, False) if aux_names or aux_states else []
+    reqs = _grad_reqs(grad_req, arg_names)
+    reqs = [r if g is not None else 'null' for r, g in zip(reqs, grad_arrays)]
+    return Executor(symbol, ctx, arg_arrays, grad_arrays, reqs, aux_arrays,
+                    shared_exec=shared_exec, group2ctx=group2ctx)
+
+
+def simple_bind(symbol, ctx, grad_req, type_dict, stype_dict, group2ctx, shared_arg_names,
+                shared_exec, shared_buffer, shapes):
+    """Implementation of :meth:`Symbol.simple_bind`: allocate every array from shapes."""
+    _check_context(ctx)
+    if stype_dict and any(v != 'default' for v in stype_dict.values()):
+        raise MXNetError('sparse storage types are not supported by symmod: %s' % stype_dict)
+    arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
+    if arg_shapes is None:
+        arg_shapes, _, aux_shapes = symbol.infer_shape_partial(**shapes)
+        missing = [n for n, s in zip(symbol.list_arguments(), arg_shapes)
+                   if not s or 0 in s]
+        raise MXNetError('simple_bind: cannot infer the shapes of %s from the given shapes %s'
+                         % (', '.join(missing), shapes))
+    if type_dict is None:
+        declared = {n.name for n in symbol._nodes()
+                    if n.op is None and variable_dtype_attr(n) is not None}
+        type_dict = {k: np.float32 for k in symbol.list_arguments() if k not in declared}
+    arg_types, _, aux_types = symbol.infer_type(**{k: v for k, v in type_dict.items()
+                                                  if k in symbol.list_inputs()})
+    if arg_types is None:
+        raise MXNetError('simple_bind: cannot infer every dtype from %s' % type_dict)
+    arg_names = symbol.list_arguments()
+    reqs = _grad_reqs(grad_req, arg_names)
+    shared_names = set(shared_arg_names or [])
+    shared_buffer = shared_buffer if shared_buffer is not None else {}
+    arg_arrays, grad_arrays = [], []
+    for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
+        if shared_exec is not None and name in shared_names:
+            array = shared_exec.arg_dict[name]
+            grad = shared_exec.grad_dict.get(name)
+            if array.shape != tuple(shape):
+                raise MXNetError('shared argument %s has shape %s, this graph needs %s'
+                                 % (name, array.shape, tuple(shape)))
+        else:
+            array = _from_buffer(shared_buffer, name, shape, dtype, ctx)
+            grad = zeros(shape, ctx=ctx, dtype=dtype) if req != 'null' else None
+        arg_arrays.append(array)
+        grad_arrays.append(grad if req != 'null' else None)
+    aux_arrays = []
+    for name, shape, dtype in zip(symbol.list_auxiliary_states(), aux_shapes, aux_types):
+        if shared_exec is not None and name in shared_names and name in shared_exec.aux_dict:
+            aux_arrays.append(shared_exec.aux_dict[name])
+        else:
+            aux_arrays.append(zeros(shape, ctx=ctx, dtype=dtype))
+    reqs = [r if g is not None else 'null' for r, g in zip(reqs, grad_arrays)]
+    return Executor(symbol, ctx, arg_arrays, grad_arrays, reqs, aux_arrays,
+                    shared_exec=shared_exec, group2ctx=group2ctx)
+
+
+def _from_buffer(shared_buffer, name, shape, dtype, ctx):
+    """An array for ``name``: a view of a large-enough shared one, else a new one."""
+    shape = tuple(shape)
+    size = int(np.prod(shape, dtype=np.int64))
+    existing = shared_buffer.get(name)
+    if existing is not None and np.dtype(existing.dtype) == dtype:
+        if existing.size >= size:
+            flat = existing._data.reshape(-1)
+            return NDArray(flat[:size].reshape(shape), ctx)
+        logging.warning('bucketing: data "%s" has a shape %s, which is larger than already '
+                        'allocated shape %s. Need to re-allocate. Consider putting '
+                        'default_bucket_key to be the bucket taking the largest input for '
+                        'better memory sharing.', name, shape, existing.shape)
+    array = zeros(shape, ctx=ctx, dtype=dtype)
+    shared_buffer[name] = array
+    return array
+
+
+def reshape_arrays(executor, partial_shaping, allow_up_sizing, shapes):
+    """Implementation of :meth:`Executor.reshape` (MXNet's rules and messages)."""
+    symbol = executor._symbol
+    arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
+    if arg_shapes is None:
+        raise MXNetError('reshape: cannot infer all shapes from %s' % shapes)
+
+    def adapt(name, array, new_shape, given):
+        new_shape = tuple(new_shape)
+        if not (partial_shaping or given or new_shape == array.shape):
+            raise MXNetError('Shape of unspecifie arg: %s changed. This can cause the new '
+                             'executor to not share parameters with the old one. Please check '
+                             'for error in network.If this is intended, set partial_shaping='
+                             'True to suppress this warning.' % name)
+        size = int(np.prod(new_shape, dtype=np.int64))
+        if size > array.size:
+            if not allow_up_sizing:
+                raise MXNetError('New shape of arg: %s is larger than original.First making a '
+                                 'big executor and then down sizing it is more efficient than '
+                                 'the reverse.If you really want to up size, set '
+                                 'allow_up_sizing=True to enable allocation of new arrays.'
+                                 % name)
+            return zeros(new_shape, ctx=array.context, dtype=array.dtype)
+        if new_shape == array.shape:
+            return array
+        return NDArray(array._data.reshape(-1)[:size].reshape(new_shape), array.context)
+
+    new_args, new_grads = [], []
+    for name, array, grad, shape in zip(symbol.list_arguments(), executor.arg_arrays,
+                                        executor.grad_arrays, arg_shapes):
+        new_args.append(adapt(name, array, shape, name in shapes))
+        new_grads.append(None if grad is None else adapt(name, grad, shape, name in shapes))
+    new_aux = [adapt(name, array, shape, False)
+               for name, array, shape in zip(symbol.list_auxiliary_states(),
+                                             executor.aux_arrays, aux_shapes)]
+    return Executor(symbol, executor._ctx, new_args, new_grads, executor._grad_reqs, new_aux,
+                    shared_exec=executor, group2ctx=executor._group2ctx)

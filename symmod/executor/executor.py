@@ -1,0 +1,226 @@
+"""Executor: a symbol bound to arrays on a device, with forward and backward passes."""
+import numpy as np
+
+from ..base import MXNetError
+from ..ndarray.ndarray import NDArray
+from .memory import MemoryPool
+from .plan import Plan
+
+__all__ = ['Executor']
+
+
+class Executor:
+    """A bound symbol. Create it with ``Symbol.bind`` or ``Symbol.simple_bind``.
+
+    All planning happens at construction; :meth:`forward` and :meth:`backward` only
+    run the operators' kernels on preallocated buffers.
+
+    Attributes
+    ----------
+    arg_arrays, grad_arrays, aux_arrays, outputs : list of NDArray
+    arg_dict, grad_dict, aux_dict, output_dict : dict of str to NDArray
+    """
+
+    def __init__(self, symbol, ctx, arg_arrays, grad_arrays, grad_reqs, aux_arrays,
+                 shared_exec=None, group2ctx=None):
+        self._symbol = symbol
+        self._ctx = ctx
+        self._group2ctx = group2ctx
+        self._pool = shared_exec._pool if shared_exec is not None else MemoryPool()
+        self._grad_reqs = list(grad_reqs)
+        self.arg_arrays = list(arg_arrays)
+        self.grad_arrays = list(grad_arrays)
+        self.aux_arrays = list(aux_arrays)
+        self._plan = Plan(symbol, [a._data for a in self.arg_arrays],
+                          [None if g is None else g._data for g in self.grad_arrays],
+                          self._grad_reqs, [a._data for a in self.aux_arrays], self._pool)
+        self.outputs = [NDArray(data, ctx) for data in self._plan.outputs]
+        self._forward_steps = self._plan.forward_steps
+        self._backward_steps = self._plan.backward_steps
+        self._head_grads = self._plan.head_grad_arrays
+        self._monitor = None
+        self._monitor_all = False
+        self._arg_dict = self._grad_dict = self._aux_dict = self._output_dict = None
+
+    # ---- running -----------------------------------------------------------------------
+    def forward(self, is_train=False, **kwargs):
+        """Run the forward pass.
+
+        Parameters
+        ----------
+        is_train : bool
+            Training mode (Dropout active, BatchNorm batch statistics); set it when a
+            backward pass follows.
+        **kwargs
+            Input arrays to copy into the bound arguments first.
+
+        Returns
+        -------
+        list of NDArray
+            The outputs (the same arrays as :attr:`outputs`).
+        """
+        if kwargs:
+            arg_dict = self.arg_dict
+            for name, array in kwargs.items():
+                if not isinstance(array, (NDArray, np.ndarray)):
+                    raise ValueError('only accept keyword argument of NDArrays and '
+                                     'numpy.ndarray')
+                if name not in arg_dict:
+                    raise TypeError('Unknown argument %s' % name)
+                if arg_dict[name].shape != array.shape:
+                    raise ValueError('Shape not match! Argument %s, need: %s, received: %s'
+                                     % (name, str(arg_dict[name].shape), str(array.shape)))
+                arg_dict[name][:] = array
+        if self._monitor is None:
+            for op, req, ins, outs, aux, _ in self._forward_steps:
+                op.forward(is_train, req, ins, outs, aux)
+        else:
+            for op, req, ins, outs, aux, node in self._forward_steps:
+                op.forward(is_train, req, ins, outs, aux)
+                self._report(node, op, ins, outs)
+        return self.outputs
+
+    def backward(self, out_grads=None, is_train=True):
+        """Run the backward pass, filling the gradient arrays.
+
+        Parameters
+        ----------
+        out_grads : NDArray, list or dict of NDArray, optional
+            Gradients of the outputs; needed only for outputs that are not loss heads.
+        is_train : bool
+            Kept for MXNet compatibility.
+        """
+        if out_grads is None:
+            out_grads = []
+        elif isinstance(out_grads, NDArray):
+            out_grads = [out_grads]
+        elif isinstance(out_grads, dict):
+            out_grads = [out_grads[k] for k in self._symbol.list_outputs()]
+        for i, target in enumerate(self._head_grads):
+            if target is None:
+                continue
+            if i >= len(out_grads) or out_grads[i] is None:
+                raise MXNetError('Because the last operator is not Loss function, '
+                                 'head_gradient is required when calling backward. If you '
+                                 'are attempting to minimize the output as an objective, '
+                                 'please modify your network and pass it through the '
+                                 'make_loss symbol.')
+            grad = out_grads[i]
+            source = grad._data if isinstance(grad, NDArray) else np.asarray(grad)
+            if source.shape != target.shape:
+                raise ValueError('head gradient %d has shape %s, output has shape %s'
+                                 % (i, source.shape, target.shape))
+            np.copyto(target, source, casting='unsafe')
+        for op, req, out_grad, ins, outs, in_grad, aux, _ in self._backward_steps:
+            op.backward(req, out_grad, ins, outs, in_grad, aux)
+
+    # ---- monitoring ---------------------------------------------------------------------
+    def set_monitor_callback(self, callback, monitor_all=False):
+        """Call ``callback(name, array)`` after every operator with its outputs
+        (and inputs too when ``monitor_all``)."""
+        self._monitor = callback
+        self._monitor_all = monitor_all
+
+    def _report(self, node, op, ins, outs):
+        if self._monitor_all:
+            names = op.list_arguments()
+            for name, array in zip(names, ins):
+                self._monitor('%s_%s' % (node.name, name), NDArray(array, self._ctx))
+        for i, array in enumerate(outs[:op.num_visible_outputs()]):
+            self._monitor(node.output_name(i), NDArray(array, self._ctx))
+
+    # ---- dictionaries -----------------------------------------------------------------------
+    @staticmethod
+    def _get_dict(names, arrays):
+        if len(set(names)) != len(names):
+            raise ValueError('Duplicate names detected, %s' % str(names))
+        return dict(zip(names, arrays))
+
+    @property
+    def arg_dict(self):
+        """Argument arrays by name."""
+        if self._arg_dict is None:
+            self._arg_dict = self._get_dict(self._symbol.list_arguments(), self.arg_arrays)
+        return self._arg_dict
+
+    @property
+    def grad_dict(self):
+        """Gradient arrays by argument name (None where no gradient)."""
+        if self._grad_dict is None:
+            self._grad_dict = self._get_dict(self._symbol.list_arguments(), self.grad_arrays)
+        return self._grad_dict
+
+    @property
+    def aux_dict(self):
+        """Auxiliary state arrays by name."""
+        if self._aux_dict is None:
+            self._aux_dict = self._get_dict(self._symbol.list_auxiliary_states(),
+                                            self.aux_arrays)
+        return self._aux_dict
+
+    @property
+    def output_dict(self):
+        """Output arrays by output name."""
+        if self._output_dict is None:
+            self._output_dict = self._get_dict(self._symbol.list_outputs(), self.outputs)
+        return self._output_dict
+
+    @property
+    def symbol(self):
+        """The bound symbol."""
+        return self._symbol
+
+    @property
+    def _total_exec_bytes(self):
+        """Bytes of intermediate storage this executor uses (its share of the pool)."""
+        return self._plan.storage_bytes
+
+    # ---- parameters ----------------------------------------------------------------------------
+    def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
+        """Copy parameter values into the bound arrays.
+
+        Parameters
+        ----------
+        arg_params : dict of str to NDArray
+        aux_params : dict of str to NDArray, optional
+        allow_extra_params : bool
+            Ignore names that are not arguments instead of raising ValueError.
+        """
+        for name, array in arg_params.items():
+            if name in self.arg_dict:
+                dst = self.arg_dict[name]
+                array.astype(dst.dtype).copyto(dst)
+            elif not allow_extra_params:
+                raise ValueError('Find name "%s" that is not in the arguments' % name)
+        if aux_params is None:
+            return
+        for name, array in aux_params.items():
+            if name in self.aux_dict:
+                dst = self.aux_dict[name]
+                array.astype(dst.dtype).copyto(dst)
+            elif not allow_extra_params:
+                raise ValueError('Find name %s that is not in the auxiliary states' % name)
+
+    def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
+        """A new executor for new input shapes, sharing parameters and memory with this one.
+
+        Parameters
+        ----------
+        partial_shaping : bool
+            Allow shapes of unspecified arguments to change.
+        allow_up_sizing : bool
+            Allow arrays larger than the current ones (new memory is allocated).
+        **kwargs
+            New shapes of inputs by name.
+        """
+        from .bind import reshape_arrays
+        return reshape_arrays(self, partial_shaping, allow_up_sizing, kwargs)
+
+    def debug_str(self):
+        """A summary of the plan: steps and memory."""
+        lines = [self._symbol.debug_str(), '',
+                 'Total %d forward steps, %d backward steps' % (len(self._forward_steps),
+                                                                 len(self._backward_steps)),
+                 'Intermediate storage: %.1f KB (pool %.1f KB)'
+                 % (self._plan.storage_bytes / 1024.0, self._pool.nbytes / 1024.0)]
+        return '\n'.join(lines)

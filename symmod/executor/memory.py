@@ -1,0 +1,109 @@
+"""Memory for bound graphs: lifetime-based buffer sharing and pools shared across executors.
+
+The planner describes every intermediate buffer by (first step, last step, bytes).
+:func:`assign_storage` packs them into few *virtual storages* (a storage is reused
+once the buffer living in it is dead, and grows to its largest user), and a
+:class:`MemoryPool` backs virtual storages with physical blocks. Executors that
+share a pool (bucketing, ``shared_exec``) reuse the same blocks, since only one of
+them runs at a time.
+"""
+import numpy as np
+
+__all__ = ['assign_storage', 'MemoryPool']
+
+_ALIGN = 64
+
+
+def assign_storage(buffers):
+    """Pack buffers with disjoint lifetimes into shared storages.
+
+    Parameters
+    ----------
+    buffers : list of (start, end, nbytes)
+        Steps at which each buffer is first written and last read (inclusive).
+
+    Returns
+    -------
+    storage_of : list of int
+        Storage index of each buffer.
+    sizes : list of int
+        Bytes each storage needs (the largest buffer it holds).
+    """
+    order = sorted(range(len(buffers)), key=lambda b: (buffers[b][0], -buffers[b][2]))
+    ends = sorted(range(len(buffers)), key=lambda b: buffers[b][1])
+    storage_of = [None] * len(buffers)
+    sizes = []
+    free = []
+    end_pos = 0
+    for b in order:
+        start, _, nbytes = buffers[b]
+        # release storages of buffers that died before this one starts
+        while end_pos < len(ends) and buffers[ends[end_pos]][1] < start:
+            dead = ends[end_pos]
+            if storage_of[dead] is not None:
+                free.append(storage_of[dead])
+            end_pos += 1
+        storage = _best_fit(free, sizes, nbytes)
+        if storage is None:
+            storage = len(sizes)
+            sizes.append(nbytes)
+        else:
+            free.remove(storage)
+            sizes[storage] = max(sizes[storage], nbytes)
+        storage_of[b] = storage
+    return storage_of, sizes
+
+
+def _best_fit(free, sizes, nbytes):
+    """The free storage that fits ``nbytes`` most tightly, else the largest free one."""
+    if not free:
+        return None
+    fitting = [s for s in free if sizes[s] >= nbytes]
+    if fitting:
+        return min(fitting, key=lambda s: sizes[s])
+    return max(free, key=lambda s: sizes[s])
+
+
+class MemoryPool:
+    """Physical memory blocks shared by the executors bound against each other."""
+
+    def __init__(self):
+        self.blocks = []
+
+    @property
+    def nbytes(self):
+        """Total bytes held by the pool."""
+        return sum(b.size for b in self.blocks)
+
+    def back(self, sizes):
+        """Give each virtual storage of one executor its own block (reusing, else growing).
+
+        Returns a list of uint8 arrays, one per storage, each at least that large.
+        """
+        taken = set()
+        result = [None] * len(sizes)
+        for storage in sorted(range(len(sizes)), key=lambda s: -sizes[s]):
+            need = sizes[storage]
+            candidates = [i for i, b in enumerate(self.blocks)
+                          if i not in taken and b.size >= need]
+            if candidates:
+                index = min(candidates, key=lambda i: self.blocks[i].size)
+            else:
+                index = len(self.blocks)
+                self.blocks.append(_aligned_empty(need))
+            taken.add(index)
+            result[storage] = self.blocks[index]
+        return result
+
+
+def _aligned_empty(nbytes):
+    raw = np.empty(max(nbytes, 1) + _ALIGN, dtype=np.uint8)
+    offset = (-raw.ctypes.data) % _ALIGN
+    return raw[offset:offset + max(nbytes, 1)]
+
+
+def view(block, shape, dtype):
+    """An array of ``shape``/``dtype`` over the start of ``block``."""
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape, dtype=np.int64))
+    return block[:count * dtype.itemsize].view(dtype).reshape(shape)

@@ -1,0 +1,219 @@
+"""The execution plan of a bound graph, made once at bind time.
+
+From the symbol and the bound arrays the plan derives: every entry's shape and
+dtype; which entries need gradients; the forward schedule (topological order) and
+the backward schedule (reverse order, pruned to nodes on a path from an argument
+that wants a gradient); each gradient's write request (the first writer writes,
+later ones add); and a buffer for every intermediate value and gradient, placed
+in shared storage according to its lifetime. ``forward`` and ``backward`` then only
+walk the step lists.
+"""
+import numpy as np
+
+from ..base import MXNetError
+from ..symbol import graph as _graph
+from ..symbol.infer import infer_shapes, infer_types
+from .memory import assign_storage, view
+
+__all__ = ['Plan']
+
+_FOREVER = float('inf')
+
+
+class Plan:
+    """Schedule and memory of one bound graph.
+
+    Parameters
+    ----------
+    symbol : Symbol
+    arg_arrays : list of numpy.ndarray
+        One per argument *node* (list_arguments order).
+    grad_arrays : list of numpy.ndarray or None
+        Gradient buffers of the arguments (None where not needed).
+    grad_reqs : list of str
+        'write', 'add' or 'null' per argument.
+    aux_arrays : list of numpy.ndarray
+    pool : MemoryPool
+        Where intermediate buffers are placed.
+    """
+
+    def __init__(self, symbol, arg_arrays, grad_arrays, grad_reqs, aux_arrays, pool):
+        nodes = symbol._nodes()
+        mutable = _graph.mutable_input_nodes(nodes)
+        self.arg_nodes = [n for n in nodes if n.op is None and id(n) not in mutable]
+        self.aux_nodes = [n for n in nodes if n.op is None and id(n) in mutable]
+        self.op_nodes = [n for n in nodes if n.op is not None]
+        self.heads = list(symbol._outputs)
+        self.operators = {id(n): n.operator() for n in self.op_nodes}
+
+        self._value = {}        # (id(node), index) -> numpy array
+        for node, array in zip(self.arg_nodes, arg_arrays):
+            self._value[(id(node), 0)] = array
+        for node, array in zip(self.aux_nodes, aux_arrays):
+            self._value[(id(node), 0)] = array
+        self._infer(nodes)
+
+        var_req = {id(n): r for n, r in zip(self.arg_nodes, grad_reqs)}
+        var_grad = {id(n): g for n, g in zip(self.arg_nodes, grad_arrays)}
+        self._mark_gradients(var_req)
+        self._allocate(pool, var_req, var_grad)
+        self._build_steps()
+
+    # ---- inference ---------------------------------------------------------------------
+    def _infer(self, nodes):
+        known_shapes = {}
+        known_types = {}
+        for node in self.arg_nodes + self.aux_nodes:
+            array = self._value[(id(node), 0)]
+            known_shapes[node.name] = array.shape
+            known_types[node.name] = array.dtype
+        shapes = infer_shapes(nodes, known_shapes)
+        types = infer_types(nodes, known_types)
+        self.shape, self.dtype = {}, {}
+        for node in self.op_nodes:
+            for i in range(node.num_outputs()):
+                key = (id(node), i)
+                shape, dtype = shapes.get(key), types.get(key)
+                if shape is None or any(d == 0 for d in shape) or dtype is None:
+                    raise MXNetError('cannot infer %s of output %s: bind needs every input '
+                                     'shape and dtype to determine it'
+                                     % ('shape' if dtype is not None else 'dtype',
+                                        node.output_name(i)))
+                self.shape[key], self.dtype[key] = tuple(shape), np.dtype(dtype)
+        for node in self.arg_nodes + self.aux_nodes:
+            key = (id(node), 0)
+            array = self._value[key]
+            inferred = shapes.get(key)
+            if inferred is not None and tuple(inferred) != array.shape:
+                raise MXNetError('shape of %s: bound array has %s, the graph needs %s'
+                                 % (node.name, array.shape, tuple(inferred)))
+            self.shape[key], self.dtype[key] = array.shape, array.dtype
+
+    # ---- which entries need gradients --------------------------------------------------
+    def _mark_gradients(self, var_req):
+        needs = {(id(n), 0) for n in self.arg_nodes if var_req[id(n)] != 'null'}
+        self.backward_nodes = []
+        for node in self.op_nodes:
+            n_args = node.num_arguments()
+            if any((id(c), i) in needs for c, i in node.inputs[:n_args]):
+                self.backward_nodes.append(node)
+                needs.update((id(node), i) for i in range(node.num_outputs()))
+        self.needs_grad = needs
+
+    # ---- buffers ---------------------------------------------------------------------------
+    def _allocate(self, pool, var_req, var_grad):
+        n_fwd = len(self.op_nodes)
+        fwd_step = {id(n): s for s, n in enumerate(self.op_nodes)}
+        bwd_order = self.backward_nodes[::-1]
+        bwd_step = {id(n): n_fwd + s for s, n in enumerate(bwd_order)}
+        head_keys = [(id(n), i) for n, i in self.heads]
+        heads_with_grad = {k for k, (n, _) in zip(head_keys, self.heads)
+                           if k in self.needs_grad and n.op is not None
+                           and not self.operators[id(n)].is_loss}
+        self.heads_with_grad = heads_with_grad
+
+        # value lifetimes
+        last_use = {}
+
+        def use(key, step):
+            last_use[key] = max(last_use.get(key, -1), step)
+
+        for node in self.op_nodes:
+            op = self.operators[id(node)]
+            for child, i in node.inputs:
+                use((id(child), i), fwd_step[id(node)])
+            if id(node) in bwd_step:
+                step = bwd_step[id(node)]
+                if op.backward_uses_inputs:
+                    for child, i in node.inputs:
+                        use((id(child), i), step)
+                if op.backward_uses_outputs:
+                    for i in range(node.num_outputs()):
+                        use((id(node), i), step)
+        for key in head_keys:
+            last_use[key] = _FOREVER
+
+        buffers, keys = [], []
+        for node in self.op_nodes:
+            for i in range(node.num_outputs()):
+                key = (id(node), i)
+                start = fwd_step[id(node)]
+                buffers.append((start, last_use.get(key, start), self._nbytes(key)))
+                keys.append(('value', key))
+
+        # gradient lifetimes: first written by the first consumer in backward order
+        # (or set from the head gradient), last read by the producer's backward
+        self.grad_req = {}      # (id(consumer), input index) -> req
+        first_write = {}
+        self._grad = {}
+        for node in bwd_order:
+            for j, (child, i) in enumerate(node.inputs[:node.num_arguments()]):
+                key = (id(child), i)
+                if key not in self.needs_grad:
+                    self.grad_req[(id(node), j)] = 'null'
+                    continue
+                if child.op is None:
+                    user_req = var_req[id(child)]
+                    seen = key in first_write
+                    self.grad_req[(id(node), j)] = 'add' if (seen or user_req == 'add') \
+                        else 'write'
+                    first_write.setdefault(key, bwd_step[id(node)])
+                    continue
+                seen = key in first_write or key in heads_with_grad
+                self.grad_req[(id(node), j)] = 'add' if seen else 'write'
+                first_write.setdefault(key, bwd_step[id(node)])
+        for key in heads_with_grad:
+            first_write[key] = n_fwd     # filled from out_grads before the first step
+        self.zero_grads = []
+        for node in self.backward_nodes:
+            for i in range(node.num_visible_outputs()):
+                key = (id(node), i)
+                if key not in first_write:
+                    # nothing flows into this output: its gradient is a constant zero
+                    self._grad[key] = np.zeros(self.shape[key], self.dtype[key])
+                    continue
+                buffers.append((first_write[key], bwd_step[id(node)], self._nbytes(key)))
+                keys.append(('grad', key))
+        for node in self.arg_nodes:
+            key = (id(node), 0)
+            if key in self.needs_grad:
+                if var_grad[id(node)] is None:
+                    raise MXNetError('argument %s has grad_req %r but no gradient array'
+                                     % (node.name, var_req[id(node)]))
+                self._grad[key] = var_grad[id(node)]
+
+        storage_of, sizes = assign_storage(buffers)
+        blocks = pool.back(sizes)
+        self.storage_bytes = sum(sizes)
+        for (kind, key), storage in zip(keys, storage_of):
+            array = view(blocks[storage], self.shape[key], self.dtype[key])
+            (self._value if kind == 'value' else self._grad)[key] = array
+        self.head_grad_arrays = [self._grad.get(k) if k in heads_with_grad else None
+                                 for k in head_keys]
+        self.outputs = [self._value[k] for k in head_keys]
+
+    def _nbytes(self, key):
+        return int(np.prod(self.shape[key], dtype=np.int64)) * self.dtype[key].itemsize
+
+    # ---- step lists --------------------------------------------------------------------------
+    def _build_steps(self):
+        self.forward_steps = []
+        for node in self.op_nodes:
+            op = self.operators[id(node)]
+            n_args = node.num_arguments()
+            ins = [self._value[(id(c), i)] for c, i in node.inputs]
+            outs = [self._value[(id(node), i)] for i in range(node.num_outputs())]
+            self.forward_steps.append((op, ['write'] * len(outs), ins[:n_args], outs,
+                                       ins[n_args:], node))
+        self.backward_steps = []
+        for node in self.backward_nodes[::-1]:
+            op = self.operators[id(node)]
+            n_args = node.num_arguments()
+            ins = [self._value[(id(c), i)] for c, i in node.inputs]
+            outs = [self._value[(id(node), i)] for i in range(node.num_outputs())]
+            out_grad = [self._grad[(id(node), i)] for i in range(node.num_visible_outputs())]
+            reqs = [self.grad_req[(id(node), j)] for j in range(n_args)]
+            in_grad = [self._grad.get((id(c), i)) if r != 'null' else None
+                       for (c, i), r in zip(node.inputs[:n_args], reqs)]
+            self.backward_steps.append((op, reqs, out_grad, ins[:n_args], outs, in_grad,
+                                        ins[n_args:], node))
