@@ -1,0 +1,141 @@
+"""Checkpoint files (``prefix-symbol.json`` + ``prefix-%04d.params``) and the helpers
+Module uses to create a KVStore and push updates through it or an Updater."""
+import logging
+import os
+from collections import namedtuple
+
+import numpy as np
+
+from . import ndarray as nd
+from . import symbol as sym
+from .context import cpu
+
+__all__ = ['BatchEndParam', 'save_checkpoint', 'load_checkpoint', 'load_params']
+
+BatchEndParam = namedtuple('BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals'])
+
+
+def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast=True):
+    """Save a symbol and its parameters as MXNet checkpoint files.
+
+    Parameters
+    ----------
+    prefix : str
+        Path prefix of the files.
+    epoch : int
+        Epoch number, written as ``prefix-%04d.params``.
+    symbol : Symbol or None
+        Saved to ``prefix-symbol.json`` unless None.
+    arg_params, aux_params : dict of str to NDArray
+        Stored under ``arg:<name>`` and ``aux:<name>``.
+    remove_amp_cast : bool
+        Accepted for MXNet compatibility (symmod graphs have no AMP casts).
+    """
+    if symbol is not None:
+        symbol.save('%s-symbol.json' % prefix, remove_amp_cast=remove_amp_cast)
+    save_dict = {'arg:%s' % k: v.as_in_context(cpu()) for k, v in arg_params.items()}
+    save_dict.update({'aux:%s' % k: v.as_in_context(cpu()) for k, v in aux_params.items()})
+    param_name = '%s-%04d.params' % (prefix, epoch)
+    nd.save(param_name, save_dict)
+    logging.info('Saved checkpoint to "%s"', param_name)
+
+
+def load_params(prefix, epoch):
+    """Load ``prefix-%04d.params`` into ``(arg_params, aux_params)`` dicts."""
+    fname = '%s-%04d.params' % (prefix, epoch)
+    save_dict = nd.load(fname)
+    arg_params, aux_params = {}, {}
+    if not save_dict:
+        logging.warning("Params file '%s' is empty", fname)
+        return arg_params, aux_params
+    if not isinstance(save_dict, dict):
+        raise ValueError('%s holds an unnamed list of arrays, not a checkpoint' % fname)
+    for key, value in save_dict.items():
+        kind, _, name = key.partition(':')
+        if kind == 'arg':
+            arg_params[name] = value
+        elif kind == 'aux':
+            aux_params[name] = value
+    return arg_params, aux_params
+
+
+def load_checkpoint(prefix, epoch):
+    """Load ``(symbol, arg_params, aux_params)`` from MXNet checkpoint files."""
+    symbol = sym.load('%s-symbol.json' % prefix)
+    arg_params, aux_params = load_params(prefix, epoch)
+    return symbol, arg_params, aux_params
+
+
+# ---- what Module uses to move gradients and weights -------------------------------------
+def _create_kvstore(kvstore, num_device, arg_params):
+    """Pick a KVStore for training and whether the optimizer runs inside it.
+
+    Returns ``(kv, update_on_kvstore)``; no store is made for one local device.
+    """
+    update_on_kvstore = bool(int(os.getenv('MXNET_UPDATE_ON_KVSTORE', '1')))
+    if kvstore is None:
+        kv = None
+    elif isinstance(kvstore, str):
+        if num_device == 1 and 'dist' not in kvstore:
+            kv = None       # one local device needs no store
+        else:
+            from . import kvstore as kvs
+            kv = kvs.create(kvstore)
+            if kvstore == 'local':
+                max_size = max(int(np.prod(p.shape)) for p in arg_params.values())
+                if max_size > 1024 * 1024 * 16:
+                    update_on_kvstore = False
+    else:
+        from . import kvstore as kvs
+        if not isinstance(kvstore, kvs.KVStore):
+            raise TypeError('kvstore must be KVStore, str or None')
+        kv = kvstore
+    if kv is None:
+        update_on_kvstore = False
+    return kv, update_on_kvstore
+
+
+def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_on_kvstore):
+    """Register every parameter with the store (and copy it to all devices)."""
+    for idx, param_on_devs in enumerate(param_arrays):
+        name = param_names[idx]
+        if not update_on_kvstore:
+            kvstore.init(name, arg_params[name])
+        else:
+            kvstore.broadcast(name, arg_params[name], out=param_on_devs)
+
+
+def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
+    """Push gradients into the store (which runs the optimizer) and pull the weights."""
+    for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
+        if grad_list[0] is None:
+            continue
+        kvstore.pushpull(param_names[index], grad_list, out=arg_list, priority=-index)
+
+
+def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
+                   param_names=None):
+    """Sum gradients over devices (through ``kvstore`` if any), then run ``updater`` per
+    device on all parameters at once. Updater index = param_index * num_device + device."""
+    updates = [[] for _ in range(num_device)]
+    for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
+        if grad_list[0] is None:
+            continue
+        if kvstore:
+            kvstore.pushpull(param_names[index], grad_list, priority=-index)
+        for k, (w, g) in enumerate(zip(arg_list, grad_list)):
+            updates[k].append((index * num_device + k, g, w))
+    for dev_updates in updates:
+        if dev_updates:
+            indices, grads, weights = zip(*dev_updates)
+            updater(list(indices), list(grads), list(weights))
+
+
+def _multiple_callbacks(callbacks, *args, **kwargs):
+    """Call a callback, each of a list of callbacks, or nothing for None."""
+    if isinstance(callbacks, list):
+        for callback in callbacks:
+            callback(*args, **kwargs)
+        return
+    if callbacks:
+        callbacks(*args, **kwargs)

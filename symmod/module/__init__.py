@@ -1,0 +1,3 @@
+"""``mx.mod``: modules — BaseModule, Module, BucketingModule."""
+from .base_module import BaseModule
+from .module import Module
