@@ -12,7 +12,7 @@ from symmod.ops import registry
 def _tested_names():
     names = set()
     for path in sorted(pathlib.Path(__file__).parent.glob('test_*.py')):
-        if path.name == 'test_coverage.py':
+        if path.name == 'test_ops_coverage.py':
             continue
         spec = importlib.util.spec_from_file_location('_cov_' + path.stem, path)
         module = importlib.util.module_from_spec(spec)
