@@ -44,7 +44,7 @@ class Plan:
         self.aux_nodes = [n for n in nodes if n.op is None and id(n) in mutable]
         self.op_nodes = [n for n in nodes if n.op is not None]
         self.heads = list(symbol._outputs)
-        self.operators = {id(n): n.operator() for n in self.op_nodes}
+        self.operators = {id(n): n.new_operator() for n in self.op_nodes}
 
         self._value = {}        # (id(node), index) -> numpy array
         for node, array in zip(self.arg_nodes, arg_arrays):

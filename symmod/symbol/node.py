@@ -48,12 +48,18 @@ class Node:
         return self.op is None
 
     def operator(self):
-        """The parsed operator instance for this node (cached until attributes change)."""
+        """The parsed operator instance for this node (cached until attributes change);
+        used for inference. Executors make their own with :meth:`new_operator`."""
         if self._operator is None:
-            cls = registry.get(self.op)
-            names = {p.name for p in cls.params}
-            self._operator = cls({k: v for k, v in self.attrs.items() if k in names})
+            self._operator = self.new_operator()
         return self._operator
+
+    def new_operator(self):
+        """A fresh operator instance parsed from the attributes (one per executor, so
+        operators may cache shape-dependent work on themselves)."""
+        cls = registry.get(self.op)
+        names = {p.name for p in cls.params}
+        return cls({k: v for k, v in self.attrs.items() if k in names})
 
     def set_attrs(self, attrs):
         """Update attributes (re-parses operator parameters on next use)."""

@@ -253,6 +253,7 @@ def test_steady_state_runs_no_planning(monkeypatch):
     monkeypatch.setattr(graph, 'build_graph', forbidden)
     monkeypatch.setattr(memory.MemoryPool, 'back', forbidden)
     monkeypatch.setattr(Node, 'operator', forbidden)
+    monkeypatch.setattr(Node, 'new_operator', forbidden)
     for _ in range(3):
         exe.forward(is_train=True)
         exe.backward()

@@ -1,0 +1,358 @@
+"""Convolution on channel-first data (NCW, NCHW, NCDHW).
+
+The forward pass is one BLAS matrix product per group: the input windows are
+gathered through a strided view into a column matrix of shape
+``(C * prod(kernel), N * prod(out_spatial))`` (im2col) and multiplied by the
+``(num_filter, C * prod(kernel))`` weight. The backward pass multiplies the output
+gradient with the columns (weight gradient, reusing those forward computed) and with
+the weight (column gradient), which a numba kernel scatter-adds back onto the input
+(col2im).
+"""
+import threading
+
+import numba
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..base import MXNetError, parse_bool, parse_int, parse_optional, parse_tuple
+from .nn import choice, expect_shape, matmul_into, scratch, store_from
+from .registry import Operator, Param, ShapeError, register, unify
+
+__all__ = ['conv_output_size']
+
+_LAYOUTS = {1: 'NCW', 2: 'NCHW', 3: 'NCDHW'}
+
+
+def _spatial_params(opname, kernel, named, allow_empty_kernel=False):
+    """Fill MXNet's defaults (stride 1, dilate 1, pad 0) and check dimensions agree."""
+    nd = len(kernel)
+    if not 1 <= nd <= 3 and not (allow_empty_kernel and nd == 0):
+        raise MXNetError('%s: %dD kernel %s is not supported; use a kernel of 1, 2 or 3 '
+                         'dims' % (opname, nd, tuple(kernel)))
+    nd = nd or 3
+    result = []
+    for what, value, default in named:
+        value = tuple(value or ())
+        if not value:
+            value = (default,) * nd
+        elif kernel and len(value) != nd:
+            raise MXNetError('%s: %s must have the same number of dimensions as kernel, but '
+                             'kernel is set to %s while %s is %s'
+                             % (opname, what, tuple(kernel), what, value))
+        low = 0 if what == 'pad' else 1
+        if any(v < low for v in value):
+            raise MXNetError('%s: incorrect %s %s: every entry must be at least %d'
+                             % (opname, what, value, low))
+        result.append(value)
+    return result
+
+
+def _check_layout(opname, layout, nd):
+    if layout is None or layout == _LAYOUTS.get(nd):
+        return
+    if layout in ('NWC', 'NHWC', 'NDHWC'):
+        raise MXNetError('%s: layout %s is not supported by symmod; only channel-first '
+                         'layouts (NCW, NCHW, NCDHW) are' % (opname, layout))
+    raise MXNetError('%s: layout %s does not match a %dD kernel (expected %s)'
+                     % (opname, layout, nd, _LAYOUTS.get(nd)))
+
+
+def conv_output_size(size, kernel, stride, dilate, pad):
+    """Output length of a convolution along one axis."""
+    return (size + 2 * pad - (1 + (kernel - 1) * dilate)) // stride + 1
+
+
+@numba.njit(cache=True, nogil=True, error_model='numpy')
+def _im2col(x, col, stride, dilate):
+    """col[c, i, j, m, n] = the window of x[n, c] at kernel offset (i, j, m) (3-D)."""
+    channels, kd, kh, kw, batch, od_, oh_, ow_ = col.shape
+    for n in range(batch):
+        for c in range(channels):
+            plane = x[n, c]
+            for i in range(kd):
+                for j in range(kh):
+                    for m in range(kw):
+                        dst = col[c, i, j, m, n]
+                        start = m * dilate[2]
+                        for a in range(od_):
+                            d = a * stride[0] + i * dilate[0]
+                            for b in range(oh_):
+                                row = plane[d, b * stride[1] + j * dilate[1]]
+                                out = dst[a, b]
+                                if stride[2] == 1:      # contiguous: lets LLVM vectorize
+                                    seg = row[start:start + ow_]
+                                    for e in range(ow_):
+                                        out[e] = seg[e]
+                                else:
+                                    for e in range(ow_):
+                                        out[e] = row[e * stride[2] + start]
+
+
+@numba.njit(cache=True, nogil=True, error_model='numpy')
+def _col2im(dcol, dx, stride, dilate):
+    """The adjoint of :func:`_im2col`: dx[n, c, window] += dcol[c, i, j, m, n]."""
+    channels, kd, kh, kw, batch, od_, oh_, ow_ = dcol.shape
+    for n in range(batch):
+        for c in range(channels):
+            plane = dx[n, c]
+            for i in range(kd):
+                for j in range(kh):
+                    for m in range(kw):
+                        src = dcol[c, i, j, m, n]
+                        start = m * dilate[2]
+                        for a in range(od_):
+                            d = a * stride[0] + i * dilate[0]
+                            for b in range(oh_):
+                                row = plane[d, b * stride[1] + j * dilate[1]]
+                                values = src[a, b]
+                                if stride[2] == 1:
+                                    seg = row[start:start + ow_]
+                                    for e in range(ow_):
+                                        seg[e] += values[e]
+                                else:
+                                    for e in range(ow_):
+                                        row[e * stride[2] + start] += values[e]
+
+
+# ---- Convolution --------------------------------------------------------------------------
+class _ConvGeometry:
+    """Everything about one input shape that forward and backward reuse."""
+
+    def __init__(self, op, xshape):
+        nd = len(op.kernel)
+        self.n, self.c = xshape[0], xshape[1]
+        self.spatial = xshape[2:]
+        self.padded = tuple(s + 2 * p for s, p in zip(self.spatial, op.pads))
+        self.out = tuple(conv_output_size(s, k, st, d, p) for s, k, st, d, p in
+                         zip(self.spatial, op.kernel, op.strides, op.dilates, op.pads))
+        self.n_out = int(np.prod(self.out))
+        self.n_kernel = int(np.prod(op.kernel))
+        self.col_shape = (self.c * self.n_kernel, self.n * self.n_out)
+        self.view_shape = (self.c,) + tuple(op.kernel) + (self.n,) + self.out
+        self.needs_pad = any(op.pads)
+        # columns and (padded) input seen with three spatial dims by the numba kernels
+        lead = (1,) * (3 - nd)
+        self.dcol8 = (self.c,) + lead + tuple(op.kernel) + (self.n,) + lead + self.out
+        self.dx5 = (self.n, self.c) + lead + self.padded
+        self.stride3 = lead + tuple(op.strides)
+        self.dilate3 = lead + tuple(op.dilates)
+        self.nd = nd
+
+    def view(self, xp, op):
+        """The (C, *kernel, N, *out) strided window view of padded input ``xp``."""
+        s = xp.strides
+        spatial = s[2:]
+        strides = ((s[1],) + tuple(a * d for a, d in zip(spatial, op.dilates)) + (s[0],)
+                   + tuple(a * st for a, st in zip(spatial, op.strides)))
+        return as_strided(xp, self.view_shape, strides, writeable=False)
+
+
+@register
+class Convolution(Operator):
+    """N-D convolution (cross-correlation) of channel-first data with learnt filters.
+
+    For 2-D: data ``(batch, channel, height, width)``, weight
+    ``(num_filter, channel / num_group, kernel[0], kernel[1])``, bias ``(num_filter,)``,
+    output ``(batch, num_filter, out_height, out_width)`` with
+    ``out = (in + 2 * pad - (dilate * (kernel - 1) + 1)) // stride + 1``. 1-D (NCW)
+    and 3-D (NCDHW) work the same way. ``workspace`` and the cuDNN options are
+    accepted and ignored; channel-last layouts are refused.
+
+    Examples
+    --------
+    >>> conv = mx.sym.Convolution(mx.sym.Variable('data'), kernel=(5, 5), num_filter=20)
+    >>> conv.infer_shape(data=(64, 1, 28, 28))[1]
+    [(64, 20, 24, 24)]
+    """
+    name = 'Convolution'
+    aliases = ('_npx_convolution',)
+    params = (Param('kernel', parse_tuple, doc='Kernel size: (w,), (h, w) or (d, h, w).'),
+              Param('stride', parse_tuple, (), 'Stride; 1 per dimension by default.'),
+              Param('dilate', parse_tuple, (), 'Dilation; 1 per dimension by default.'),
+              Param('pad', parse_tuple, (), 'Zero padding; 0 per dimension by default.'),
+              Param('num_filter', parse_int, doc='Number of output channels.'),
+              Param('num_group', parse_int, 1, 'Number of groups.'),
+              Param('workspace', parse_int, 1024, 'Ignored (workspace limit in MB).'),
+              Param('no_bias', parse_bool, False, 'Whether to disable the bias.'),
+              Param('cudnn_tune', parse_optional(choice('off', 'limited_workspace', 'fastest')),
+                    None, 'Ignored (cuDNN algorithm choice).'),
+              Param('cudnn_off', parse_bool, False, 'Ignored.'),
+              Param('layout', parse_optional(choice('NCW', 'NCHW', 'NCDHW', 'NHWC', 'NDHWC')),
+                    None, 'Data layout; only channel-first layouts are supported.'))
+    backward_uses_outputs = False
+
+    def check_params(self):
+        self.kernel = tuple(self.kernel or ())
+        self.strides, self.dilates, self.pads = _spatial_params(
+            self.name, self.kernel, (('stride', self.stride, 1), ('dilate', self.dilate, 1),
+                                     ('pad', self.pad, 0)))
+        _check_layout(self.name, self.layout, len(self.kernel))
+        if self.num_filter < 1 or self.num_group < 1:
+            raise MXNetError('Convolution: num_filter and num_group must be at least 1, found '
+                             '%d and %d' % (self.num_filter, self.num_group))
+        if self.num_filter % self.num_group:
+            raise MXNetError('Convolution: num_filter=%d must be divisible by num_group=%d'
+                             % (self.num_filter, self.num_group))
+        self._geometries = {}
+        self._columns = {}
+
+    def list_arguments(self):
+        return ['data', 'weight'] if self.no_bias else ['data', 'weight', 'bias']
+
+    # ---- shapes ---------------------------------------------------------------------
+    def infer_shape(self, in_shapes, out_shapes, aux_shapes):
+        ins, outs = list(in_shapes), list(out_shapes)
+        data, nd = ins[0], len(self.kernel)
+        if data is None:
+            return ins, outs, list(aux_shapes)
+        if len(data) != nd + 2:
+            raise ShapeError('Convolution: a %dD kernel needs %dD data (%s), found shape %s'
+                             % (nd, nd + 2, _LAYOUTS[nd], tuple(data)))
+        batch, channels, spatial = data[0], data[1], data[2:]
+        group, filters = self.num_group, self.num_filter
+        if channels and channels % group:
+            raise ShapeError('Convolution: input channels %d must be divisible by '
+                             'num_group=%d' % (channels, group))
+        reason = 'data %s, num_filter=%d and num_group=%d' % (tuple(data), filters, group)
+        ins[1] = expect_shape(ins[1], (filters, channels // group) + self.kernel, self.name,
+                              'weight', reason)
+        if not self.no_bias:
+            ins[2] = expect_shape(ins[2], (filters,), self.name, 'bias',
+                                  'num_filter=%d' % filters)
+        out_spatial = []
+        for size, k, st, d, p in zip(spatial, self.kernel, self.strides, self.dilates,
+                                     self.pads):
+            dilated = 1 + (k - 1) * d
+            if size and dilated > size + 2 * p:
+                raise ShapeError('Convolution: kernel size %d (dilated) exceeds input %d '
+                                 'padded to %d, data shape %s'
+                                 % (dilated, size, size + 2 * p, tuple(data)))
+            out_spatial.append(conv_output_size(size, k, st, d, p) if size else 0)
+        out = expect_shape(outs[0], (batch, filters) + tuple(out_spatial), self.name,
+                           'output', reason)
+        # back-fill the data: the batch always, spatial sizes where the stride is 1
+        back = [out[0], channels]
+        for size, o, k, st, d, p in zip(spatial, out[2:], self.kernel, self.strides,
+                                        self.dilates, self.pads):
+            back.append(o + (k - 1) * d - 2 * p if (not size and o and st == 1) else size)
+        ins[0] = unify(data, back)
+        outs[0] = out
+        return ins, outs, list(aux_shapes)
+
+    # ---- compute ------------------------------------------------------------------------
+    def _geometry(self, xshape):
+        geo = self._geometries.get(xshape)
+        if geo is None:
+            if len(self._geometries) > 16:
+                self._geometries.clear()
+            geo = self._geometries[xshape] = _ConvGeometry(self, xshape)
+        return geo
+
+    def _im2col(self, x, geo, reuse):
+        """The column matrix of ``x``; with ``reuse`` the one forward left, if it is x's."""
+        key = (x.shape, x.dtype, threading.get_ident())
+        entry = self._columns.get(key)
+        if entry is None:
+            if len(self._columns) > 16:
+                self._columns.clear()
+            padded = np.zeros((geo.n, geo.c) + geo.padded, x.dtype) if geo.needs_pad else None
+            entry = self._columns[key] = [np.empty(geo.col_shape, x.dtype), None, padded]
+        token = (x.__array_interface__['data'][0], x.strides)
+        col = entry[0]
+        if reuse and entry[1] == token:
+            return col
+        source = x
+        if geo.needs_pad:
+            source = entry[2]
+            interior = self._interior(geo)
+            source[interior] = x
+        if x.dtype in (np.float32, np.float64):
+            _im2col(source.reshape(geo.dx5), col.reshape(geo.dcol8), geo.stride3, geo.dilate3)
+        else:
+            np.copyto(col.reshape(geo.view_shape), geo.view(source, self))
+        entry[1] = token
+        return col
+
+    def _interior(self, geo):
+        """Index of the unpadded input inside the padded one."""
+        return (Ellipsis,) + tuple(slice(p, p + s) for p, s in zip(self.pads, geo.spatial))
+
+    def _grouped(self, a, rows):
+        """View a (rows_total, cols) matrix as (group, rows_total / group, cols)."""
+        return a.reshape(self.num_group, rows // self.num_group, -1)
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        if req[0] == 'null':
+            return
+        x, w = in_data[0], in_data[1]
+        geo = self._geometry(x.shape)
+        col = self._im2col(x, geo, reuse=False)
+        filters, out = self.num_filter, out_data[0]
+        direct = geo.n == 1 and req[0] == 'write'
+        res = out.reshape(filters, geo.n_out) if direct else \
+            scratch(self, 'res', (filters, geo.n * geo.n_out), x.dtype)
+        if self.num_group == 1:
+            np.matmul(w.reshape(filters, -1), col, out=res)
+        else:
+            np.matmul(self._grouped(w, filters), self._grouped(col, col.shape[0]),
+                      out=self._grouped(res, filters))
+        if not self.no_bias:
+            res += in_data[2].reshape(filters, 1)
+        if direct:
+            return
+        by_sample = res.reshape(filters, geo.n, geo.n_out).transpose(1, 0, 2)
+        store_from(out.reshape(geo.n, filters, geo.n_out), req[0], by_sample)
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        x, w = in_data[0], in_data[1]
+        geo = self._geometry(x.shape)
+        filters = self.num_filter
+        if geo.n == 1:
+            dy = out_grad[0].reshape(filters, geo.n_out)
+        else:
+            dy = scratch(self, 'dy', (filters, geo.n * geo.n_out), x.dtype)
+            np.copyto(dy.reshape(filters, geo.n, geo.n_out),
+                      out_grad[0].reshape(geo.n, filters, geo.n_out).transpose(1, 0, 2))
+        if req[1] != 'null':
+            col = self._im2col(x, geo, reuse=True)
+            if self.num_group == 1:
+                matmul_into(self, 'dw', dy, col.T, in_grad[1].reshape(filters, -1), req[1])
+            else:
+                matmul_into(self, 'dw', self._grouped(dy, filters),
+                            self._grouped(col, col.shape[0]).transpose(0, 2, 1),
+                            self._grouped(in_grad[1], filters), req[1])
+        if not self.no_bias and req[2] != 'null':
+            if req[2] == 'write':
+                np.sum(dy, axis=1, out=in_grad[2])
+            else:
+                in_grad[2] += np.sum(dy, axis=1)
+        if req[0] != 'null':
+            dcol = scratch(self, 'dcol', geo.col_shape, x.dtype)
+            if self.num_group == 1:
+                np.matmul(w.reshape(filters, -1).T, dy, out=dcol)
+            else:
+                np.matmul(self._grouped(w, filters).transpose(0, 2, 1),
+                          self._grouped(dy, filters), out=self._grouped(dcol, dcol.shape[0]))
+            self._col2im(dcol, geo, in_grad[0], req[0])
+
+    def _col2im(self, dcol, geo, dx, req):
+        """Scatter-add column gradients back onto the (padded) input."""
+        direct = not geo.needs_pad and dx.dtype in (np.float32, np.float64)
+        if direct:
+            target = dx
+            if req == 'write':
+                target.fill(0)
+        else:
+            target = scratch(self, 'dxpad', (geo.n, geo.c) + geo.padded, dcol.dtype)
+            target.fill(0)
+        if dcol.dtype in (np.float32, np.float64):
+            _col2im(dcol.reshape(geo.dcol8), target.reshape(geo.dx5), geo.stride3,
+                    geo.dilate3)
+        else:
+            wide = dcol.astype(np.float32).reshape(geo.dcol8)
+            acc = np.zeros(geo.dx5, np.float32)
+            _col2im(wide, acc, geo.stride3, geo.dilate3)
+            np.copyto(target, acc.reshape(target.shape), casting='unsafe')
+        if not direct:
+            interior = self._interior(geo)
+            store_from(dx, req, target[interior])

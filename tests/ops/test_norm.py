@@ -1,0 +1,195 @@
+"""BatchNorm against numpy formulas, finite differences and MXNet 1.9.1's recorded results
+(moving statistics, fix_gamma, inverse-std output)."""
+import numpy as np
+import pytest
+
+import symmod as mx
+from symmod.base import MXNetError
+from symmod.ops import registry
+from symmod.test_utils import assert_almost_equal, check_numeric_gradient
+
+from nn_reference import cases, run_case
+
+TESTED_OPS = {'BatchNorm'}
+
+
+@pytest.mark.parametrize('name', cases(TESTED_OPS))
+def test_matches_mxnet_reference(name):
+    run_case(name, rtol=1e-5, atol=1e-5)
+
+
+def _stats(x, axis):
+    axes = tuple(i for i in range(x.ndim) if i != axis % x.ndim)
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    return axes, shape
+
+
+def _bind(sym, x, gamma, beta, mean, var, dtype=np.float64):
+    def arrays(a):
+        return mx.nd.array(a, dtype=dtype)
+
+    names = sym.list_arguments()
+    args = dict(zip(names, map(arrays, (x, gamma, beta))))
+    grads = {k: mx.nd.zeros(v.shape, dtype=dtype) for k, v in args.items()}
+    aux = dict(zip(sym.list_auxiliary_states(), map(arrays, (mean, var))))
+    return sym.bind(mx.cpu(), args=args, args_grad=grads, aux_states=aux)
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('shape,axis', [((4, 3, 2, 2), 1), ((5, 4), 1), ((3, 4, 2), -1),
+                                        ((3, 4, 2), 0)])
+def test_batchnorm_training_forward(shape, axis, dtype):
+    x = (np.random.randn(*shape) * 2 + 1).astype(dtype)
+    c = shape[axis]
+    gamma, beta = np.random.rand(c) + 0.5, np.random.randn(c)
+    sym = mx.sym.BatchNorm(mx.sym.Variable('data'), fix_gamma=False, axis=axis, eps=1e-3,
+                           output_mean_var=True, name='bn')
+    ex = _bind(sym, x, gamma, beta, np.zeros(c), np.ones(c), dtype)
+    out, mean, invstd = [o.asnumpy() for o in ex.forward(is_train=True)]
+    axes, bshape = _stats(x, axis)
+    x64 = x.astype(np.float64)
+    ref_mean, ref_var = x64.mean(axis=axes), x64.var(axis=axes)
+    expected = ((x64 - ref_mean.reshape(bshape)) / np.sqrt(ref_var.reshape(bshape) + 1e-3)
+                * gamma.reshape(bshape) + beta.reshape(bshape))
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    assert_almost_equal(out, expected, rtol=tol, atol=tol)
+    assert_almost_equal(mean, ref_mean, rtol=tol, atol=tol)
+    assert_almost_equal(invstd, 1 / np.sqrt(ref_var + 1e-3), rtol=tol, atol=tol)
+
+
+def test_batchnorm_moving_stats_update_in_backward():
+    x = np.random.randn(6, 3, 4) * 3 + 2
+    mean0, var0 = np.array([0.5, -1.0, 0.0]), np.array([2.0, 0.5, 1.0])
+    sym = mx.sym.BatchNorm(mx.sym.Variable('data'), momentum=0.7, name='bn')
+    ex = _bind(sym, x, np.ones(3), np.zeros(3), mean0, var0)
+    ex.forward(is_train=True)
+    # like MXNet on CPU: nothing moves until the backward pass
+    assert_almost_equal(ex.aux_dict['bn_moving_mean'].asnumpy(), mean0)
+    ex.backward(mx.nd.ones(x.shape, dtype=np.float64))
+    batch_mean, batch_var = x.mean(axis=(0, 2)), x.var(axis=(0, 2))   # biased variance
+    assert_almost_equal(ex.aux_dict['bn_moving_mean'].asnumpy(),
+                        0.7 * mean0 + 0.3 * batch_mean, rtol=1e-10)
+    assert_almost_equal(ex.aux_dict['bn_moving_var'].asnumpy(),
+                        0.7 * var0 + 0.3 * batch_var, rtol=1e-10)
+
+
+def test_batchnorm_backward_follows_its_own_forward_mode():
+    # two executors of one symbol, the second running inference between the first's
+    # forward and backward: the first still updates its moving statistics
+    x = np.random.randn(6, 3, 4) * 3 + 2
+    sym = mx.sym.BatchNorm(mx.sym.Variable('data'), momentum=0.5, name='bn')
+    train = _bind(sym, x, np.ones(3), np.zeros(3), np.zeros(3), np.ones(3))
+    infer = _bind(sym, x, np.ones(3), np.zeros(3), np.zeros(3), np.ones(3))
+    train.forward(is_train=True)
+    infer.forward(is_train=False)
+    train.backward(mx.nd.ones(x.shape, dtype=np.float64))
+    assert_almost_equal(train.aux_dict['bn_moving_mean'].asnumpy(),
+                        0.5 * x.mean(axis=(0, 2)), rtol=1e-10)
+    assert_almost_equal(infer.aux_dict['bn_moving_mean'].asnumpy(), np.zeros(3))
+
+
+@pytest.mark.parametrize('use_global_stats', [False, True])
+def test_batchnorm_inference_uses_moving_stats(use_global_stats):
+    x = np.random.randn(4, 3, 5)
+    mean, var = np.random.randn(3), np.random.rand(3) + 0.5
+    gamma, beta = np.random.rand(3) + 0.5, np.random.randn(3)
+    sym = mx.sym.BatchNorm(mx.sym.Variable('data'), fix_gamma=False, eps=1e-4,
+                           use_global_stats=use_global_stats, name='bn')
+    ex = _bind(sym, x, gamma, beta, mean, var)
+    out = ex.forward(is_train=use_global_stats)[0].asnumpy()
+
+    def b(a):
+        return a.reshape(1, 3, 1)
+
+    assert_almost_equal(out, (x - b(mean)) / np.sqrt(b(var) + 1e-4) * b(gamma) + b(beta),
+                        rtol=1e-12)
+    if use_global_stats:
+        dy = np.random.randn(*x.shape)
+        ex.backward(mx.nd.array(dy, dtype=np.float64))
+        assert_almost_equal(ex.grad_dict['data'].asnumpy(),
+                            dy * b(gamma) / np.sqrt(b(var) + 1e-4), rtol=1e-12)
+        assert_almost_equal(ex.aux_dict['bn_moving_mean'].asnumpy(), mean)
+
+
+def test_batchnorm_fix_gamma_sets_gamma_and_zero_gradient():
+    x = np.random.randn(4, 2, 3)
+    sym = mx.sym.BatchNorm(mx.sym.Variable('data'), name='bn')     # fix_gamma=True default
+    ex = _bind(sym, x, np.array([3.0, 4.0]), np.zeros(2), np.zeros(2), np.ones(2))
+    out = ex.forward(is_train=True)[0].asnumpy()
+    assert_almost_equal(ex.arg_dict['bn_gamma'].asnumpy(), [1.0, 1.0])
+    assert_almost_equal(out.std(axis=(0, 2)), 1 / np.sqrt(1 + 1e-3 / x.var(axis=(0, 2))),
+                        rtol=1e-10)
+    ex.backward(mx.nd.array(np.random.randn(*x.shape), dtype=np.float64))
+    assert np.array_equal(ex.grad_dict['bn_gamma'].asnumpy(), [0.0, 0.0])
+
+
+@pytest.mark.parametrize('params', [dict(fix_gamma=False), dict(fix_gamma=True),
+                                    dict(fix_gamma=False, axis=-1),
+                                    dict(fix_gamma=False, use_global_stats=True)])
+def test_batchnorm_numeric_gradient(params):
+    shape = (4, 3, 2) if params.get('axis') is None else (3, 2, 4)
+    c = shape[params.get('axis', 1)]
+    sym = mx.sym.BatchNorm(mx.sym.Variable('data'), name='bn', **params)
+    location = [np.random.randn(*shape), np.random.rand(c) + 0.5, np.random.randn(c)]
+    aux = [np.random.randn(c), np.random.rand(c) + 0.5]
+    check_numeric_gradient(sym, location, aux_states=aux, numeric_eps=1e-6, rtol=1e-5,
+                           atol=1e-8, dtype=np.float64)
+
+
+def test_batchnorm_backward_add_accumulates():
+    x = np.random.randn(4, 3, 2)
+    dy = np.random.randn(*x.shape)
+    sym = mx.sym.BatchNorm(mx.sym.Variable('data'), fix_gamma=False, name='bn')
+    grads = {}
+    for req in ('write', 'add'):
+        args = {'data': x, 'bn_gamma': np.ones(3) * 1.5, 'bn_beta': np.zeros(3)}
+        ex = sym.bind(mx.cpu(), args={k: mx.nd.array(v, dtype=np.float64)
+                                      for k, v in args.items()},
+                      args_grad={k: mx.nd.ones(v.shape, dtype=np.float64)
+                                 for k, v in args.items()},
+                      grad_req=req,
+                      aux_states={'bn_moving_mean': mx.nd.zeros(3, dtype=np.float64),
+                                  'bn_moving_var': mx.nd.ones(3, dtype=np.float64)})
+        ex.forward(is_train=True)
+        ex.backward(mx.nd.array(dy, dtype=np.float64))
+        grads[req] = {k: v.asnumpy() for k, v in ex.grad_dict.items()}
+    for k in grads['write']:
+        assert_almost_equal(grads['add'][k], grads['write'][k] + 1, rtol=1e-12)
+
+
+def test_batchnorm_names_shapes_types():
+    sym = mx.sym.BatchNorm(mx.sym.Variable('data'), name='bn')
+    assert sym.list_arguments() == ['data', 'bn_gamma', 'bn_beta']
+    assert sym.list_auxiliary_states() == ['bn_moving_mean', 'bn_moving_var']
+    assert sym.list_outputs() == ['bn_output']
+    internals = sym.get_internals()
+    assert internals['bn_moving_mean'].attr('__init__') == '["zero", {}]'
+    assert internals['bn_moving_var'].attr('__init__') == '["one", {}]'
+    both = mx.sym.BatchNorm(mx.sym.Variable('data'), output_mean_var=True, name='bn')
+    assert both.list_outputs() == ['bn_output', 'bn_mean', 'bn_var']
+    args, outs, aux = sym.infer_shape(data=(2, 5, 3, 3))
+    assert args == [(2, 5, 3, 3), (5,), (5,)] and outs == [(2, 5, 3, 3)]
+    assert aux == [(5,), (5,)]
+    # half-precision data keeps float32 parameters, as MXNet
+    arg_types, out_types, aux_types = sym.infer_type(data=np.float16)
+    assert arg_types == [np.float16, np.float32, np.float32] and out_types == [np.float16]
+    assert aux_types == [np.float32, np.float32]
+    op = registry.get('BatchNorm')({})
+    assert (op.eps, op.momentum, op.fix_gamma, op.use_global_stats, op.axis) == \
+        (1e-3, 0.9, True, False, 1)
+
+
+def test_batchnorm_float16_and_errors():
+    x = np.random.randn(4, 3, 2).astype(np.float16)
+    out = mx.nd.BatchNorm(mx.nd.array(x, dtype=np.float16), mx.nd.ones(3), mx.nd.zeros(3),
+                          mx.nd.zeros(3), mx.nd.ones(3))
+    assert out.dtype == np.float16
+    assert_almost_equal(out.asnumpy(), x / np.sqrt(np.float32(1 + 1e-3)), rtol=1e-2,
+                        atol=1e-2)
+    sym = mx.sym.BatchNorm(mx.sym.Variable('data'), axis=3, name='bn')
+    with pytest.raises(MXNetError, match='axis'):
+        sym.infer_shape(data=(2, 3, 4))
+    with pytest.raises(MXNetError, match='gamma'):
+        mx.sym.BatchNorm(mx.sym.Variable('data'), name='bn').infer_shape(
+            data=(2, 3, 4), bn_gamma=(4,))
