@@ -1,0 +1,127 @@
+"""Train the MNIST MLP (784-128-64-10) with gluon: autograd.record, backward, Trainer.step.
+
+The gluon counterpart of ``train_mnist.py --network mlp`` (Module.fit): the same data
+(by default the 5,000 real MNIST digits in examples/mnist/data/: 4,000 train, 1,000
+test), the same network and optimizer (SGD with momentum), the same Xavier
+initialization. Each epoch prints the training and validation accuracy.
+
+    python examples/mnist/train_gluon.py
+    python examples/mnist/train_gluon.py --num-epochs 10 --lr 0.1 --mom 0.9 --batch-size 100
+    python examples/mnist/train_gluon.py --num-cpus 2        # data parallel on 2 contexts
+"""
+import argparse
+import logging
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+import symmod as mx  # noqa: E402  (the example runs from a checkout too)
+from symmod import autograd, gluon  # noqa: E402
+from symmod.io.mnist import read_idx  # noqa: E402
+
+DEFAULT_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
+
+
+def _find(data_dir, name):
+    for candidate in (name, name + '.gz'):
+        path = os.path.join(data_dir, candidate)
+        if os.path.exists(path):
+            return path
+    raise FileNotFoundError('MNIST file %s(.gz) not found in %s' % (name, data_dir))
+
+
+def load_mnist(data_dir):
+    """(train_x, train_y, test_x, test_y): pixels / 255 flattened to 784, float32."""
+    arrays = []
+    for images, labels in (('train-images-idx3-ubyte', 'train-labels-idx1-ubyte'),
+                           ('t10k-images-idx3-ubyte', 't10k-labels-idx1-ubyte')):
+        x = read_idx(_find(data_dir, images), 2051).reshape(-1, 784).astype(np.float32) / 255
+        y = read_idx(_find(data_dir, labels), 2049).astype(np.float32)
+        arrays += [x, y]
+    return arrays
+
+
+def build_mlp():
+    """784-128-64-10 with ReLU, as ``symbols.py``'s mlp."""
+    net = gluon.nn.HybridSequential()
+    with net.name_scope():
+        net.add(gluon.nn.Dense(128, activation='relu'))
+        net.add(gluon.nn.Dense(64, activation='relu'))
+        net.add(gluon.nn.Dense(10))
+    return net
+
+
+def evaluate(net, data_iter, contexts):
+    """Accuracy of ``net`` over ``data_iter``."""
+    metric = mx.metric.Accuracy()
+    data_iter.reset()
+    for batch in data_iter:
+        xs = gluon.utils.split_and_load(batch.data[0], contexts, even_split=False)
+        ys = gluon.utils.split_and_load(batch.label[0], contexts, even_split=False)
+        metric.update(ys, [net(x) for x in xs])
+    return metric.get()[1]
+
+
+def train(args):
+    train_x, train_y, test_x, test_y = load_mnist(args.data_dir)
+    np.random.seed(args.seed)
+    mx.random.seed(args.seed)
+    contexts = [mx.cpu(i) for i in range(args.num_cpus)]
+    train_iter = mx.io.NDArrayIter(train_x, train_y, args.batch_size, shuffle=True)
+    val_iter = mx.io.NDArrayIter(test_x, test_y, args.batch_size)
+
+    net = build_mlp()
+    net.initialize(mx.init.Xavier(), ctx=contexts)
+    if args.hybridize:
+        net.hybridize()
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = gluon.Trainer(net.collect_params(), args.optimizer,
+                            {'learning_rate': args.lr, 'momentum': args.mom, 'wd': args.wd},
+                            kvstore=args.kv_store)
+    metric = mx.metric.Accuracy()
+    for epoch in range(args.num_epochs):
+        tic = time.time()
+        train_iter.reset()
+        metric.reset()
+        for batch in train_iter:
+            xs = gluon.utils.split_and_load(batch.data[0], contexts)
+            ys = gluon.utils.split_and_load(batch.label[0], contexts)
+            with autograd.record():
+                outputs = [net(x) for x in xs]
+                losses = [loss_fn(out, y) for out, y in zip(outputs, ys)]
+            autograd.backward(losses)
+            trainer.step(batch.data[0].shape[0])
+            metric.update(ys, outputs)
+        name, train_acc = metric.get()
+        logging.info('Epoch[%d] Train-%s=%f', epoch, name, train_acc)
+        logging.info('Epoch[%d] Time cost=%.3f', epoch, time.time() - tic)
+        logging.info('Epoch[%d] Validation-%s=%f', epoch, name,
+                     evaluate(net, val_iter, contexts))
+    return net
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description='train the MNIST MLP with gluon',
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument('--data-dir', default=DEFAULT_DATA,
+                        help='folder with the MNIST IDX files (gzip or not)')
+    parser.add_argument('--batch-size', type=int, default=100)
+    parser.add_argument('--num-epochs', type=int, default=10)
+    parser.add_argument('--optimizer', default='sgd')
+    parser.add_argument('--lr', type=float, default=0.1)
+    parser.add_argument('--mom', type=float, default=0.9, help='momentum')
+    parser.add_argument('--wd', type=float, default=0.0, help='weight decay')
+    parser.add_argument('--kv-store', default='device', help='key-value store type')
+    parser.add_argument('--num-cpus', type=int, default=1,
+                        help='data parallel over this many CPU contexts')
+    parser.add_argument('--hybridize', action='store_true', help='run the graph')
+    parser.add_argument('--seed', type=int, default=42)
+    return parser.parse_args(argv)
+
+
+if __name__ == '__main__':
+    logging.basicConfig(level=logging.INFO, format='%(message)s')
+    train(parse_args())

@@ -1,0 +1,24 @@
+"""Imperative automatic differentiation: record ``nd`` operator calls, then backward.
+
+While recording, every operator call made through ``mx.nd`` whose inputs depend on a
+marked variable is appended to a tape: the operator instance, its input and output
+arrays. ``backward`` walks the tape from the heads in reverse order and calls each
+operator's own ``backward`` from the registry (``symmod.ops``), so imperative
+gradients are computed by exactly the code the symbolic executor runs.
+
+As in MXNet, ``backward`` frees the recorded graph unless ``retain_graph=True``;
+differentiating it again then raises. Marked variables (``attach_grad``,
+``mark_variables``, gluon Parameters) stay marked, and remember whether ``backward``
+has written their gradient since the last optimizer step (the "fresh gradient" flag
+``gluon.Trainer`` checks).
+
+Files: ``state.py`` (recording / training scopes), ``tape.py`` (recording, backward,
+grad), ``function.py`` (user-defined gradients).
+"""
+from .state import (record, pause, train_mode, predict_mode, is_recording, is_training,
+                    set_recording, set_training)
+from .tape import mark_variables, backward, grad, _record_op, _get_fresh_grad, _set_fresh_grad
+from .function import Function
+
+__all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training',
+           'set_recording', 'set_training', 'mark_variables', 'backward', 'grad', 'Function']

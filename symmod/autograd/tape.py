@@ -1,0 +1,341 @@
+"""The tape: recording operator calls, marked variables, ``backward`` and ``grad``."""
+import itertools
+
+import numpy as np
+
+from ..base import MXNetError
+from .state import set_recording, set_training
+
+__all__ = ['mark_variables', 'backward', 'grad']
+
+_NOT_IN_GRAPH = ('Cannot differentiate node because it is not in a computational graph. '
+                 'You need to set is_recording to true or use autograd.record() to save '
+                 'computational graphs for backward. If you want to differentiate the same '
+                 'graph twice, you need to pass retain_graph=True to backward.')
+_INPLACE_IN_GRAPH = ('Assigning to NDArrays that are already in a computational graph will '
+                     'cause undefined behavior when evaluating gradients. Please call '
+                     'backward first to clear the graph or do this out side of a record '
+                     'section. Also note that you cannot use inplace operations like +=, *=, '
+                     'relu(x, out=x), y[idx]=x, etc inside a record section.')
+_GRAD_REQS = ('write', 'add', 'null')
+_SEQ = itertools.count(1)
+
+
+class _Variable:
+    """A marked leaf: its gradient buffer, write request and fresh-gradient flag."""
+    __slots__ = ('grad', 'req', 'fresh')
+    cleared = False
+
+    def __init__(self, grad, req):
+        self.grad = grad
+        self.req = req
+        self.fresh = False
+
+
+class _TapeNode:
+    """One recorded operator call: what its backward needs."""
+    __slots__ = ('seq', 'op', 'in_entries', 'in_data', 'aux', 'out_data', 'n_visible',
+                 'cleared')
+
+    def __init__(self, op, entries, inputs, outputs):
+        n_args = len(entries)
+        self.seq = next(_SEQ)
+        self.op = op
+        self.in_entries = entries
+        self.in_data = [x._host() for x in inputs[:n_args]]
+        self.aux = list(inputs[n_args:])     # NDArrays: backward may update them (BatchNorm)
+        self.out_data = [y._host() for y in outputs]
+        self.n_visible = op.num_visible_outputs()
+        self.cleared = False
+
+    def run_backward(self, req, out_grad):
+        """Input gradients (numpy; zeros where req is 'null') from the output gradients."""
+        in_grad = [np.zeros_like(a) for a in self.in_data]
+        aux = [a._host() for a in self.aux]
+        self.op.backward(req, out_grad, self.in_data, self.out_data, in_grad, aux)
+        for array, host in zip(self.aux, aux):
+            if host is not array._data:     # device storage: write the update back
+                array[:] = host
+        return in_grad
+
+    def clear(self):
+        """Free the saved arrays; the node can no longer be differentiated."""
+        self.cleared = True
+        self.in_data = self.aux = self.out_data = None
+
+
+def _entry(array):
+    """The live tape entry of an array, or None when it is not in a graph."""
+    entry = array._ag_entry
+    if entry is None or entry[0].cleared:
+        return None
+    return entry
+
+
+def _record_op(op, inputs, outputs):
+    """Append an operator call to the tape if an argument depends on a variable."""
+    for y in outputs:
+        if _entry(y) is not None:
+            raise MXNetError(_INPLACE_IN_GRAPH)
+    n_args = len(op.list_arguments())
+    entries = [_entry(x) for x in inputs[:n_args]]
+    if all(e is None for e in entries):
+        return
+    node = _TapeNode(op, entries, inputs, outputs)
+    for i, y in enumerate(outputs):
+        y._ag_entry = (node, i)
+
+
+def mark_variables(variables, gradients, grad_reqs='write'):
+    """Mark arrays as variables whose gradients ``backward`` computes.
+
+    ``NDArray.attach_grad`` does this with a new zero buffer; with this function the
+    buffer can be any array of the same shape.
+
+    Parameters
+    ----------
+    variables : NDArray or list of NDArray
+        The arrays to differentiate with respect to.
+    gradients : NDArray or list of NDArray
+        Buffers receiving the gradients.
+    grad_reqs : str or list of str, default 'write'
+        ``'write'`` (overwrite), ``'add'`` (accumulate) or ``'null'`` (none), one for
+        all or one per variable.
+
+    Examples
+    --------
+    >>> x = mx.nd.ones((2,)); gx = mx.nd.zeros((2,))
+    >>> mx.autograd.mark_variables(x, gx)
+    >>> with mx.autograd.record():
+    ...     y = 3 * x
+    >>> y.backward(); gx.asnumpy()
+    array([3., 3.], dtype=float32)
+    """
+    from ..ndarray.ndarray import NDArray
+    if isinstance(variables, NDArray):
+        assert isinstance(gradients, NDArray)
+        variables, gradients = [variables], [gradients]
+    if isinstance(grad_reqs, str):
+        grad_reqs = [grad_reqs] * len(variables)
+    if not len(variables) == len(gradients) == len(grad_reqs):
+        raise MXNetError('mark_variables: got %d variables, %d gradients and %d grad_reqs'
+                         % (len(variables), len(gradients), len(grad_reqs)))
+    for var, grad_buf, req in zip(variables, gradients, grad_reqs):
+        if req not in _GRAD_REQS:
+            raise KeyError("grad_req must be one of 'write', 'add' or 'null', found %r"
+                           % (req,))
+        if tuple(grad_buf.shape) != tuple(var.shape):
+            raise MXNetError('mark_variables: gradient buffer of shape %s for a variable of '
+                             'shape %s' % (grad_buf.shape, var.shape))
+        var._grad = grad_buf
+        var._grad_req = req
+        var._ag_entry = (_Variable(grad_buf, req), 0)
+
+
+def _get_fresh_grad(array):
+    """Whether ``backward`` wrote ``array``'s gradient since the flag was last cleared."""
+    entry = array._ag_entry
+    return entry is not None and isinstance(entry[0], _Variable) and entry[0].fresh
+
+
+def _set_fresh_grad(array, value):
+    """Set the fresh-gradient flag of a marked variable (no effect otherwise)."""
+    entry = array._ag_entry
+    if entry is not None and isinstance(entry[0], _Variable):
+        entry[0].fresh = bool(value)
+
+
+# ---- backward --------------------------------------------------------------------------
+def _parse_heads(heads, head_grads):
+    from ..ndarray.ndarray import NDArray
+    if isinstance(heads, NDArray):
+        heads = [heads]
+    if isinstance(head_grads, NDArray):
+        head_grads = [head_grads]
+    if head_grads is not None:
+        assert len(heads) == len(head_grads), \
+            'heads and head_grads must be lists of the same length'
+    return list(heads), head_grads
+
+
+def _graph_nodes(heads):
+    """Tape nodes and variables the heads depend on: (nodes oldest first, variables)."""
+    nodes, variables = {}, {}
+    stack = [_entry(h)[0] for h in heads]
+    while stack:
+        owner = stack.pop()
+        if isinstance(owner, _Variable):
+            variables[id(owner)] = owner
+            continue
+        if id(owner) in nodes:
+            continue
+        nodes[id(owner)] = owner
+        stack.extend(e[0] for e in owner.in_entries if e is not None)
+    return sorted(nodes.values(), key=lambda n: n.seq), list(variables.values())
+
+
+def _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes):
+    """Propagate gradients from the heads to the ``targets`` (a list of _Variable)
+    through ``nodes`` (the heads' tape nodes, oldest first).
+
+    Returns a dict id(variable) -> numpy gradient (variables not reached are absent).
+    """
+    wanted = {id(v) for v in targets}
+    # only nodes on a path to a wanted variable are differentiated (as MXGradient)
+    needed = set()
+    for node in nodes:
+        if any(e is not None and (id(e[0]) in wanted or id(e[0]) in needed)
+               for e in node.in_entries):
+            needed.add(id(node))
+    grads = {}
+
+    def add_grad(entry, value):
+        key = (id(entry[0]), entry[1])
+        if key in grads:
+            grads[key] += value
+        else:
+            grads[key] = np.array(value, copy=True)
+
+    for i, head in enumerate(heads):
+        hgrad = None if head_grads is None else head_grads[i]
+        if hgrad is None:
+            value = np.ones(head.shape, dtype=head.dtype)
+        else:
+            if tuple(hgrad.shape) != tuple(head.shape):
+                raise MXNetError('head_grads[%d] has shape %s, the head has shape %s'
+                                 % (i, hgrad.shape, head.shape))
+            value = hgrad._host()
+        add_grad(_entry(head), value)
+    prev_rec, prev_train = set_recording(False), set_training(train_mode)
+    try:
+        for node in reversed(nodes):
+            if id(node) not in needed:
+                continue
+            out_grad = []
+            for i in range(node.n_visible):
+                got = grads.pop((id(node), i), None)
+                out_grad.append(got if got is not None else np.zeros_like(node.out_data[i]))
+            req = ['write' if e is not None and (id(e[0]) in wanted or id(e[0]) in needed)
+                   else 'null' for e in node.in_entries]
+            in_grad = node.run_backward(req, out_grad)
+            for entry, g, r in zip(node.in_entries, in_grad, req):
+                if r != 'null':
+                    add_grad(entry, g)
+    finally:
+        set_recording(prev_rec)
+        set_training(prev_train)
+        if not retain_graph:
+            for node in nodes:
+                node.clear()
+    return {key[0]: value for key, value in grads.items() if key[0] in wanted}
+
+
+def backward(heads, head_grads=None, retain_graph=False,
+             train_mode=True):  # pylint: disable=redefined-outer-name
+    """Compute the gradients of ``heads`` with respect to the marked variables.
+
+    Each variable's gradient is written to (``grad_req='write'``) or added to
+    (``'add'``) its buffer; variables with ``'null'`` are skipped.
+
+    Parameters
+    ----------
+    heads : NDArray or list of NDArray
+        Outputs of recorded computation.
+    head_grads : NDArray or list of (NDArray or None), optional
+        Gradients flowing into the heads; ones where None.
+    retain_graph : bool, default False
+        Keep the recorded graph so that it can be differentiated again.
+    train_mode : bool, default True
+        Run the backward pass in training mode.
+
+    Raises
+    ------
+    MXNetError
+        When a head is not the result of recorded computation (or its graph was freed
+        by an earlier backward), or no variable in the graph needs a gradient.
+    """
+    heads, head_grads = _parse_heads(heads, head_grads)
+    for head in heads:
+        if _entry(head) is None:
+            raise MXNetError(_NOT_IN_GRAPH)
+    nodes, variables = _graph_nodes(heads)
+    targets = [v for v in variables if v.req != 'null']
+    if not targets:
+        raise MXNetError('There are no inputs in computation graph that require gradients.')
+    grads = _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes)
+    for var in targets:
+        var.fresh = True
+        value = grads.get(id(var))
+        dst = var.grad
+        if var.req == 'add':
+            if value is not None:
+                dst[:] = dst._host() + value
+        else:
+            dst[:] = 0 if value is None else value
+
+
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,
+         train_mode=True):  # pylint: disable=redefined-outer-name
+    """Return the gradients of ``heads`` with respect to ``variables`` as new arrays.
+
+    The variables' own gradient buffers are not touched.
+
+    Parameters
+    ----------
+    heads : NDArray or list of NDArray
+        Outputs of recorded computation.
+    variables : NDArray or list of NDArray
+        Marked variables to differentiate with respect to.
+    head_grads : NDArray or list of (NDArray or None), optional
+        Gradients flowing into the heads; ones where None.
+    retain_graph : bool, optional
+        Keep the graph for another backward; defaults to ``create_graph``.
+    create_graph : bool, default False
+        Record the gradient computation for higher-order gradients. symmod's
+        operator gradients are numpy kernels, so this is refused.
+    train_mode : bool, default True
+        Run the backward pass in training mode.
+
+    Returns
+    -------
+    list of NDArray
+        One gradient per variable (a list even for a single variable, as MXNet).
+
+    Examples
+    --------
+    >>> x = mx.nd.ones((1,)); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     z = mx.nd.elemwise_add(mx.nd.exp(x), x)
+    >>> mx.autograd.grad(z, [x])[0].asscalar()
+    3.7182817
+    """
+    from ..ndarray.ndarray import NDArray, array
+    if create_graph:
+        raise MXNetError('autograd.grad(create_graph=True) records gradients for higher-order '
+                         'differentiation, which symmod does not support: operator gradients '
+                         'are computed by numpy kernels outside the tape')
+    heads, head_grads = _parse_heads(heads, head_grads)
+    if isinstance(variables, NDArray):
+        variables = [variables]
+    else:
+        assert len(variables), 'variables cannot be an empty list.'
+    for head in heads:
+        if _entry(head) is None:
+            raise MXNetError(_NOT_IN_GRAPH)
+    targets = []
+    for i, var in enumerate(variables):
+        entry = var._ag_entry
+        if entry is None or not isinstance(entry[0], _Variable):
+            raise MXNetError('Cannot differentiate with respect to the %d-th variable because '
+                             'it does not require gradient.' % (i + 1))
+        targets.append(entry[0])
+    retain = create_graph if retain_graph is None else retain_graph
+    grads = _run_backward(heads, head_grads, targets, retain, train_mode,
+                          _graph_nodes(heads)[0])
+    result = []
+    for var, target in zip(variables, targets):
+        value = grads.get(id(target))
+        if value is None:
+            value = np.zeros(var.shape, dtype=var.dtype)
+        result.append(array(value, ctx=var.context, dtype=var.dtype))
+    return result

@@ -1,0 +1,16 @@
+"""``mx.gluon``: Parameters, Blocks, layers, losses and the Trainer.
+
+Imperative models written with ``gluon`` train with ``autograd`` and
+:class:`Trainer`; :class:`SymbolBlock` wraps a Symbol (a Module checkpoint) as a block.
+"""
+from .parameter import (DeferredInitializationError, Parameter, Constant, ParameterDict,
+                        tensor_types)
+from .block import Block, HybridBlock, SymbolBlock
+from . import nn
+from .trainer import Trainer
+from . import loss
+from . import utils
+
+__all__ = ['DeferredInitializationError', 'Parameter', 'Constant', 'ParameterDict',
+           'tensor_types', 'Block', 'HybridBlock', 'SymbolBlock', 'nn', 'Trainer', 'loss',
+           'utils']
