@@ -87,11 +87,13 @@ def _create_kvstore(kvstore, num_device, arg_params):
                     update_on_kvstore = False
     else:
         from . import kvstore as kvs
-        if not isinstance(kvstore, kvs.KVStore):
+        if not isinstance(kvstore, kvs.KVStoreBase):
             raise TypeError('kvstore must be KVStore, str or None')
         kv = kvstore
     if kv is None:
         update_on_kvstore = False
+    else:
+        update_on_kvstore &= kv.is_capable('optimizer')
     return kv, update_on_kvstore
 
 

@@ -97,6 +97,17 @@ class NDArray:
         return self._grad
 
     @property
+    def _fresh_grad(self):
+        """Whether backward wrote this variable's gradient since Trainer last consumed it."""
+        from .. import autograd
+        return autograd._get_fresh_grad(self)
+
+    @_fresh_grad.setter
+    def _fresh_grad(self, value):
+        from .. import autograd
+        autograd._set_fresh_grad(self, value)
+
+    @property
     def writable(self):
         """Whether the array may be written."""
         return True
@@ -131,10 +142,14 @@ class NDArray:
         dtype = np.dtype(dtype)
         if not copy and np.dtype(self._data.dtype) == dtype:
             return self
+        if self._recorded():
+            return _op('Cast')(self, dtype=dtype.name)
         return NDArray(device.to_context(self._host().astype(dtype), self._ctx), self._ctx)
 
     def copy(self):
         """A deep copy on the same context."""
+        if self._recorded():
+            return _op('_copy')(self)
         return self.copyto(self._ctx)
 
     def copyto(self, other):
@@ -232,7 +247,43 @@ class NDArray:
             yield self[i]
 
     # ---- indexing ------------------------------------------------------------
+    def _recorded(self):
+        """Whether operations on this array must go through the operator registry so
+        autograd records them."""
+        if self._ag_entry is None:
+            return False
+        from .. import autograd
+        return autograd.is_recording()
+
+    def _recorded_getitem(self, key):
+        """Basic indexing (ints and slices) as the ``slice`` operator, for autograd."""
+        key = key if isinstance(key, tuple) else (key,)
+        if len(key) > self.ndim or not all(isinstance(k, (int, np.integer, slice)) for k in key):
+            raise MXNetError('only basic indexing (integers and slices) is recorded by autograd, '
+                             'found %r' % (key,))
+        begin, end, step, shape = [], [], [], []
+        for axis, k in enumerate(key):
+            if isinstance(k, slice):
+                start, stop, stride = k.indices(self.shape[axis])
+                begin.append(start)
+                end.append(stop if stop >= 0 else None)
+                step.append(stride)
+                shape.append(len(range(start, stop, stride)))
+            else:
+                index = int(k) + (self.shape[axis] if k < 0 else 0)
+                if not 0 <= index < self.shape[axis]:
+                    raise IndexError('index %d is out of bounds for axis %d with size %d'
+                                     % (k, axis, self.shape[axis]))
+                begin.append(index)
+                end.append(index + 1)
+                step.append(1)
+        result = _op('slice')(self, begin=tuple(begin), end=tuple(end), step=tuple(step))
+        shape += list(self.shape[len(key):])
+        return result.reshape(tuple(shape) or (1,))
+
     def __getitem__(self, key):
+        if self._recorded():
+            return self._recorded_getitem(key)
         if isinstance(key, NDArray):
             key = key._host().astype(np.int64)
         elif isinstance(key, tuple):

@@ -84,11 +84,18 @@ def make_function(func_name, op_cls):
     param_order = [p.name for p in op_cls.params]
 
     def function(*args, out=None, name=None, **kwargs):
+        # leading positional arguments fill the array inputs (None: not given, as in
+        # MXNet's generated signatures); the rest are parameters in declaration order
         nd_args = []
         params = {}
         extra = []
         for a in args:
-            (nd_args if isinstance(a, NDArray) else extra).append(a)
+            if not extra and (a is None or isinstance(a, NDArray)):
+                nd_args.append(a)
+            else:
+                extra.append(a)
+        while nd_args and nd_args[-1] is None:
+            nd_args.pop()
         if extra:
             if op_cls.key_var_num_args:
                 raise TypeError('%s: positional arguments must be NDArrays, found %s'
@@ -110,12 +117,15 @@ def make_function(func_name, op_cls):
         if len(nd_args) > len(names):
             raise MXNetError('%s: too many inputs, expected at most %d (%s), found %d'
                              % (func_name, len(names), ', '.join(names), len(nd_args)))
-        inputs = list(nd_args)
-        for input_name in names[len(nd_args):]:
-            if input_name not in nd_kwargs:
+        inputs = []
+        for i, input_name in enumerate(names):
+            given = nd_args[i] if i < len(nd_args) else None
+            if given is None:
+                given = nd_kwargs.pop(input_name, None)
+            if given is None:
                 raise MXNetError('%s: missing input %r (inputs are %s)'
                                  % (func_name, input_name, ', '.join(names)))
-            inputs.append(nd_kwargs.pop(input_name))
+            inputs.append(given)
         if nd_kwargs:
             raise MXNetError('%s: unknown inputs %s (inputs are %s)'
                              % (func_name, ', '.join(sorted(nd_kwargs)), ', '.join(names)))
