@@ -4,6 +4,13 @@ Use it in place of MXNet: ``import symmod as mx``.
 """
 __version__ = '0.1.0'
 
+import os as _os
+
+# numba's OpenMP threads otherwise spin after every parallel kernel and starve the
+# BLAS threads of the next matrix product (10x slower training steps on 2 cores).
+# Must be set before the OpenMP runtime loads; a user's own setting wins.
+_os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
+
 from .base import MXNetError
 from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import base
@@ -12,3 +19,28 @@ from . import ops
 from . import ndarray
 from . import ndarray as nd
 from . import autograd
+from . import random
+from . import name
+from . import attribute
+from .attribute import AttrScope
+from . import symbol
+from . import symbol as sym
+from . import executor
+from . import test_utils
+from . import io
+from . import metric
+from . import initializer
+from . import initializer as init
+from . import callback
+from . import model
+from . import monitor
+from .monitor import Monitor
+from . import module
+from . import module as mod
+from . import lr_scheduler
+from . import optimizer
+from . import optimizer as opt
+from . import kvstore
+from . import kvstore as kv
+from . import gluon
+from . import rnn

@@ -4,6 +4,7 @@ import types
 
 from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, concat, concatenate,
                       waitall, from_numpy, mx_real_t, moveaxis, onehot_encode)
+from .utils import save, load, load_frombuffer
 from .. import ops as _ops  # registers every operator
 from . import register as _register
 
@@ -11,3 +12,4 @@ _internal = types.ModuleType(__name__ + '._internal', 'Internal operators (names
 sys.modules[_internal.__name__] = _internal
 _register.populate(globals(), _internal.__dict__)
 op = sys.modules[__name__]
+from ..optimizer.fused_ops import *  # noqa: E402,F401,F403  (sgd_update, adam_update, ...)

@@ -1,0 +1,105 @@
+"""Follow-the-regularized-leader optimizers: Ftrl and FTML."""
+import numpy
+
+from ..ndarray import zeros
+from .fused import FusedOptimizer, state_arrays
+from .kernels import dispatch
+from .optimizer import register
+
+__all__ = ['Ftrl', 'FTML']
+
+
+@register
+class Ftrl(FusedOptimizer):
+    """FTRL-Proximal (McMahan et al.), MXNet's ``ftrl_update``.
+
+    The update::
+
+        grad = clip(grad * rescale_grad, clip_gradient)
+        z += grad - (sqrt(n + grad**2) - sqrt(n)) * weight / lr
+        n += grad**2
+        weight = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (abs(z) > lamda1)
+
+    Parameters
+    ----------
+    lamda1 : float, optional
+        L1 regularization strength.
+    learning_rate : float, optional, default 0.1
+        The learning rate.
+    beta : float, optional
+        Per-coordinate learning-rate offset.
+    """
+
+    def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
+        super().__init__(**kwargs)
+        self.lamda1 = lamda1
+        self.beta = beta
+        self.lr = learning_rate
+
+    def create_state(self, index, weight):
+        return (zeros(weight.shape, weight.context),   # z
+                zeros(weight.shape, weight.context))   # n
+
+    def _hyper_params(self, indices, weights):
+        rows = []
+        for index in indices:
+            self._update_count(index)
+            wd = self._get_wd(index)
+            rows.append((self._get_lr(index), wd))
+        return rows
+
+    def _launch(self, weights, grads, states, hp, dtype, cache):
+        dispatch.run('ftrl', [weights, grads, state_arrays(states, 0), state_arrays(states, 1)],
+                     hp, (self.lamda1, self.beta, self.rescale_grad, self._clip_arg()),
+                     dtype, cache)
+
+
+@register
+class FTML(FusedOptimizer):
+    """Follow the Moving Leader (Zheng & Kwok), MXNet's ``ftml_update``.
+
+    The update at step ``t``::
+
+        grad = clip(grad * rescale_grad + wd * weight, clip_gradient)
+        v = beta2 * v + (1 - beta2) * grad**2
+        d_t = (1 - beta1**t) / lr * (sqrt(v / (1 - beta2**t)) + epsilon)
+        z = beta1 * z + (1 - beta1) * grad - (d_t - beta1 * d_(t-1)) * weight
+        weight = -z / d_t
+
+    Parameters
+    ----------
+    beta1, beta2 : float, optional
+        Decay rates.
+    epsilon : float, optional
+        Added to the denominator.
+    """
+
+    def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-8, **kwargs):
+        super().__init__(**kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+
+    def create_state(self, index, weight):
+        return (zeros(weight.shape, weight.context, dtype=weight.dtype),   # d
+                zeros(weight.shape, weight.context, dtype=weight.dtype),   # v
+                zeros(weight.shape, weight.context, dtype=weight.dtype))   # z
+
+    def _hyper_params(self, indices, weights):
+        rows = []
+        one = numpy.float32(1)
+        for index in indices:
+            self._update_count(index)
+            lr = self._get_lr(index)
+            wd = self._get_wd(index)
+            t = numpy.float32(self._index_update_count[index])
+            # MXNet computes 1 - beta**t inside its kernel, in float32
+            rows.append((lr, wd, one - numpy.float32(self.beta1) ** t,
+                         one - numpy.float32(self.beta2) ** t))
+        return rows
+
+    def _launch(self, weights, grads, states, hp, dtype, cache):
+        dispatch.run('ftml', [weights, grads, state_arrays(states, 0), state_arrays(states, 1),
+                              state_arrays(states, 2)], hp,
+                     (self.beta1, self.beta2, self.epsilon, self.rescale_grad,
+                      self._clip_arg()), dtype, cache)

@@ -1,0 +1,72 @@
+"""SGLD: stochastic gradient Langevin dynamics (a sampler rather than an optimizer)."""
+import math
+
+import numpy
+
+from .. import random as _random
+from .fused import FusedOptimizer
+from .kernels import dispatch
+from .optimizer import register
+
+__all__ = ['SGLD']
+
+
+@register
+class SGLD(FusedOptimizer):
+    """Stochastic Gradient Langevin Dynamics (Welling & Teh).
+
+    The update::
+
+        grad = clip(grad * rescale_grad, clip_gradient)
+        weight += -lr / 2 * (grad + wd * weight) + normal(0, sqrt(lr))
+
+    The noise comes from ``mx.random`` (so ``mx.random.seed`` makes runs repeatable).
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._noise = {}
+
+    def create_state(self, index, weight):
+        return None
+
+    def _hyper_params(self, indices, weights):
+        rows = []
+        for index in indices:
+            self._update_count(index)
+            lr = self._get_lr(index)
+            rows.append((lr / 2, self._get_wd(index), math.sqrt(lr)))
+        return rows
+
+    def _noise_buffers(self, weights, dtype):
+        """Standard-normal noise for raw weight arrays, one reused buffer per weight."""
+        rng = _random.get_rng()
+        buffers = []
+        for weight in weights:
+            key = (id(weight), numpy.dtype(dtype).name)
+            entry = self._noise.get(key)
+            if entry is None or entry[0] is not weight:
+                host = numpy.empty(weight.shape, dtype=dtype)
+                on_device = None
+                if not isinstance(weight, numpy.ndarray):   # a device array: same device
+                    from numba import cuda
+                    on_device = cuda.device_array(weight.shape, dtype=dtype)
+                entry = (weight, host, on_device)
+                self._noise[key] = entry
+            rng.standard_normal(out=entry[1], dtype=entry[1].dtype)
+            if entry[2] is None:
+                buffers.append(entry[1])
+            else:
+                entry[2].copy_to_device(entry[1])
+                buffers.append(entry[2])
+        return buffers
+
+    def _launch(self, weights, grads, states, hp, dtype, cache):
+        noise = self._noise_buffers(weights, dtype)
+        dispatch.run('sgld', [weights, grads, noise], hp,
+                     (self.rescale_grad, self._clip_arg(truthy=False)), dtype, cache)
+
+    def __getstate__(self):
+        ret = super().__getstate__()
+        ret['_noise'] = {}
+        return ret
