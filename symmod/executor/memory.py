@@ -69,11 +69,25 @@ class MemoryPool:
 
     def __init__(self):
         self.blocks = []
+        self._zeros = _aligned_empty(0)
+        self._zeros[:] = 0
+        self._zeros.flags.writeable = False
 
     @property
     def nbytes(self):
         """Total bytes held by the pool."""
-        return sum(b.size for b in self.blocks)
+        return sum(b.size for b in self.blocks) + self._zeros.size
+
+    def zeros(self, shape, dtype):
+        """A read-only array of zeros, backed by one block shared by every executor of the
+        pool (for gradients that nothing flows into)."""
+        dtype = np.dtype(dtype)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        if nbytes > self._zeros.size:
+            self._zeros = _aligned_empty(nbytes)
+            self._zeros[:] = 0
+            self._zeros.flags.writeable = False
+        return view(self._zeros, shape, dtype)
 
     def back(self, sizes):
         """Give each virtual storage of one executor its own block (reusing, else growing).

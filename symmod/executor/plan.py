@@ -58,6 +58,10 @@ class Plan:
         self._mark_gradients(var_req)
         self._allocate(pool, var_req, var_grad)
         self._build_steps()
+        # what remains is the step lists; drop the bind-time tables (bucketing keeps
+        # one plan per bucket alive)
+        del self._value, self._grad, self.shape, self.dtype, self.grad_req, self.needs_grad
+        del self.operators
 
     # ---- inference ---------------------------------------------------------------------
     def _infer(self, nodes):
@@ -164,13 +168,12 @@ class Plan:
                 first_write.setdefault(key, bwd_step[id(node)])
         for key in heads_with_grad:
             first_write[key] = n_fwd     # filled from out_grads before the first step
-        self.zero_grads = []
         for node in self.backward_nodes:
             for i in range(node.num_visible_outputs()):
                 key = (id(node), i)
                 if key not in first_write:
                     # nothing flows into this output: its gradient is a constant zero
-                    self._grad[key] = np.zeros(self.shape[key], self.dtype[key])
+                    self._grad[key] = pool.zeros(self.shape[key], self.dtype[key])
                     continue
                 buffers.append((first_write[key], bwd_step[id(node)], self._nbytes(key)))
                 keys.append(('grad', key))

@@ -106,7 +106,7 @@ class Activation(Operator):
         if req[0] == 'null':
             return
         dy = out_grad[0]
-        g = scratch(self, 'slope', dy.shape, dy.dtype)
+        g = scratch('slope', dy.shape, dy.dtype)
         _activation_slope(self.act_type, in_data[0], out_data[0], g)
         if req[0] == 'write':
             np.multiply(dy, g, out=in_grad[0])
@@ -139,7 +139,7 @@ def _gelu(x, out, op):
     if x.dtype in (np.float32, np.float64):
         _gelu_forward(x.reshape(-1), out.reshape(-1))
     else:
-        tmp = scratch(op, 'gelu16', x.shape, np.dtype(np.float32))
+        tmp = scratch('gelu16', x.shape, np.dtype(np.float32))
         _gelu_forward(x.astype(np.float32).reshape(-1), tmp.reshape(-1))
         np.copyto(out, tmp, casting='unsafe')
 
@@ -148,7 +148,7 @@ def _gelu_grad(x, g, op):
     if x.dtype in (np.float32, np.float64):
         _gelu_slope(x.reshape(-1), g.reshape(-1))
     else:
-        tmp = scratch(op, 'gelu16', x.shape, np.dtype(np.float32))
+        tmp = scratch('gelu16', x.shape, np.dtype(np.float32))
         _gelu_slope(x.astype(np.float32).reshape(-1), tmp.reshape(-1))
         np.copyto(g, tmp, casting='unsafe')
 
@@ -240,7 +240,7 @@ class LeakyReLU(Operator):
         if act == 'gelu':
             _gelu(x, dst, self)
         else:
-            positive = scratch(self, 'pos', x.shape, np.dtype(bool))
+            positive = scratch('pos', x.shape, np.dtype(bool))
             np.greater(x, 0, out=positive)
             if act == 'leaky':
                 np.multiply(x, self.slope, out=dst)
@@ -281,11 +281,11 @@ class LeakyReLU(Operator):
             return
         if req[0] == 'null':
             return
-        g = scratch(self, 'slope', dy.shape, dy.dtype)
+        g = scratch('slope', dy.shape, dy.dtype)
         if act == 'gelu':
             _gelu_grad(x, g, self)
         else:
-            positive = scratch(self, 'pos', dy.shape, np.dtype(bool))
+            positive = scratch('pos', dy.shape, np.dtype(bool))
             np.greater(y, 0, out=positive)
             if act == 'leaky':
                 g.fill(self.slope)
@@ -306,7 +306,7 @@ class LeakyReLU(Operator):
             in_grad[0] += g
 
     def _prelu_backward(self, req, dy, x, gamma, in_grad):
-        positive = scratch(self, 'pos', x.shape, np.dtype(bool))
+        positive = scratch('pos', x.shape, np.dtype(bool))
         np.greater(x, 0, out=positive)
         if req[0] != 'null':
             gshape = prelu_gamma_shape(gamma.shape, x.shape)
@@ -317,7 +317,7 @@ class LeakyReLU(Operator):
                 in_grad[0] += dx
         if req[1] != 'null':
             gshape = prelu_gamma_shape(gamma.shape, x.shape)
-            t = scratch(self, 'dgamma', x.shape, x.dtype)
+            t = scratch('dgamma', x.shape, x.dtype)
             np.multiply(dy, x, out=t)
             np.copyto(t, 0, where=positive)
             axes = tuple(i for i, d in enumerate(gshape) if d == 1 and x.shape[i] != 1)

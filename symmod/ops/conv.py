@@ -290,7 +290,7 @@ class Convolution(Operator):
         filters, out = self.num_filter, out_data[0]
         direct = geo.n == 1 and req[0] == 'write'
         res = out.reshape(filters, geo.n_out) if direct else \
-            scratch(self, 'res', (filters, geo.n * geo.n_out), x.dtype)
+            scratch('res', (filters, geo.n * geo.n_out), x.dtype)
         if self.num_group == 1:
             np.matmul(w.reshape(filters, -1), col, out=res)
         else:
@@ -310,24 +310,23 @@ class Convolution(Operator):
         if geo.n == 1:
             dy = out_grad[0].reshape(filters, geo.n_out)
         else:
-            dy = scratch(self, 'dy', (filters, geo.n * geo.n_out), x.dtype)
+            dy = scratch('dy', (filters, geo.n * geo.n_out), x.dtype)
             np.copyto(dy.reshape(filters, geo.n, geo.n_out),
                       out_grad[0].reshape(geo.n, filters, geo.n_out).transpose(1, 0, 2))
         if req[1] != 'null':
             col = self._im2col(x, geo, reuse=True)
             if self.num_group == 1:
-                matmul_into(self, 'dw', dy, col.T, in_grad[1].reshape(filters, -1), req[1])
+                matmul_into(in_grad[1].reshape(filters, -1), dy, col.T, req[1])
             else:
-                matmul_into(self, 'dw', self._grouped(dy, filters),
-                            self._grouped(col, col.shape[0]).transpose(0, 2, 1),
-                            self._grouped(in_grad[1], filters), req[1])
+                matmul_into(self._grouped(in_grad[1], filters), self._grouped(dy, filters),
+                            self._grouped(col, col.shape[0]).transpose(0, 2, 1), req[1])
         if not self.no_bias and req[2] != 'null':
             if req[2] == 'write':
                 np.sum(dy, axis=1, out=in_grad[2])
             else:
                 in_grad[2] += np.sum(dy, axis=1)
         if req[0] != 'null':
-            dcol = scratch(self, 'dcol', geo.col_shape, x.dtype)
+            dcol = scratch('dcol', geo.col_shape, x.dtype)
             if self.num_group == 1:
                 np.matmul(w.reshape(filters, -1).T, dy, out=dcol)
             else:
@@ -343,7 +342,7 @@ class Convolution(Operator):
             if req == 'write':
                 target.fill(0)
         else:
-            target = scratch(self, 'dxpad', (geo.n, geo.c) + geo.padded, dcol.dtype)
+            target = scratch('dxpad', (geo.n, geo.c) + geo.padded, dcol.dtype)
             target.fill(0)
         if dcol.dtype in (np.float32, np.float64):
             _col2im(dcol.reshape(geo.dcol8), target.reshape(geo.dx5), geo.stride3,

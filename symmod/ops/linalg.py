@@ -9,6 +9,7 @@ product is one 2-D matrix multiplication on reshaped views.
 import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_float, parse_int, parse_optional
+from .nn import matmul_into
 from .registry import Operator, Param, register, ShapeError, unify
 from .shape import size_of
 
@@ -24,21 +25,6 @@ def _parse_stype(value):
     if text not in ('default', 'row_sparse', 'csr'):
         raise ValueError("expected 'default', 'row_sparse' or 'csr', found %r" % (value,))
     return text
-
-
-def _matmul_into(dst, a, b, req, scale=None):
-    """dst (+)= scale * (a @ b), through BLAS with ``out=`` when overwriting."""
-    if req == 'null':
-        return
-    if req == 'write':
-        np.matmul(a, b, out=dst)
-        if scale is not None:
-            dst *= scale
-    else:
-        prod = np.matmul(a, b)
-        if scale is not None:
-            prod *= scale
-        dst += prod
 
 
 _STYPE = Param('forward_stype', parse_optional(_parse_stype), None,
@@ -113,7 +99,7 @@ class dot(Operator):
         a2, b2 = self._mats(a, b)
         op_a = a2.T if self.transpose_a else a2
         op_b = b2.T if self.transpose_b else b2
-        _matmul_into(out_data[0].reshape(op_a.shape[0], op_b.shape[1]), op_a, op_b, req[0])
+        matmul_into(out_data[0].reshape(op_a.shape[0], op_b.shape[1]), op_a, op_b, req[0])
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         a, b = in_data
@@ -123,13 +109,13 @@ class dot(Operator):
         g = out_grad[0].reshape(op_a.shape[0], op_b.shape[1])
         ga, gb = in_grad[0].reshape(a2.shape), in_grad[1].reshape(b2.shape)
         if self.transpose_a:                    # a2 = op_a^T: d a2 = op_b @ g^T
-            _matmul_into(ga, op_b, g.T, req[0])
+            matmul_into(ga, op_b, g.T, req[0])
         else:
-            _matmul_into(ga, g, op_b.T, req[0])
+            matmul_into(ga, g, op_b.T, req[0])
         if self.transpose_b:                    # b2 = op_b^T: d b2 = g^T @ op_a
-            _matmul_into(gb, g.T, op_a, req[1])
+            matmul_into(gb, g.T, op_a, req[1])
         else:
-            _matmul_into(gb, op_a.T, g, req[1])
+            matmul_into(gb, op_a.T, g, req[1])
 
 
 @register
@@ -177,20 +163,20 @@ class batch_dot(Operator):
 
     def forward(self, is_train, req, in_data, out_data, aux):
         op_a, op_b = self._ops(*in_data)
-        _matmul_into(out_data[0], op_a, op_b, req[0])
+        matmul_into(out_data[0], op_a, op_b, req[0])
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         op_a, op_b = self._ops(*in_data)
         g = out_grad[0]
         gt = np.swapaxes(g, -1, -2)
         if self.transpose_a:
-            _matmul_into(in_grad[0], op_b, gt, req[0])
+            matmul_into(in_grad[0], op_b, gt, req[0])
         else:
-            _matmul_into(in_grad[0], g, np.swapaxes(op_b, -1, -2), req[0])
+            matmul_into(in_grad[0], g, np.swapaxes(op_b, -1, -2), req[0])
         if self.transpose_b:
-            _matmul_into(in_grad[1], gt, op_a, req[1])
+            matmul_into(in_grad[1], gt, op_a, req[1])
         else:
-            _matmul_into(in_grad[1], np.swapaxes(op_a, -1, -2), g, req[1])
+            matmul_into(in_grad[1], np.swapaxes(op_a, -1, -2), g, req[1])
 
 
 @register
@@ -258,7 +244,7 @@ class _linalg_gemm2(Operator):
     def forward(self, is_train, req, in_data, out_data, aux):
         a, b = in_data
         out = np.moveaxis(out_data[0], self._row_axis(a.ndim), -2)
-        _matmul_into(out, self._mat(a, self.transpose_a), self._mat(b, self.transpose_b),
+        matmul_into(out, self._mat(a, self.transpose_a), self._mat(b, self.transpose_b),
                      req[0], self._scale(a.dtype))
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
@@ -268,10 +254,10 @@ class _linalg_gemm2(Operator):
         scale = self._scale(a.dtype)
         ga, gb = self._mat(in_grad[0], False), self._mat(in_grad[1], False)
         if self.transpose_a:
-            _matmul_into(ga, op_b, np.swapaxes(g, -1, -2), req[0], scale)
+            matmul_into(ga, op_b, np.swapaxes(g, -1, -2), req[0], scale)
         else:
-            _matmul_into(ga, g, np.swapaxes(op_b, -1, -2), req[0], scale)
+            matmul_into(ga, g, np.swapaxes(op_b, -1, -2), req[0], scale)
         if self.transpose_b:
-            _matmul_into(gb, np.swapaxes(g, -1, -2), op_a, req[1], scale)
+            matmul_into(gb, np.swapaxes(g, -1, -2), op_a, req[1], scale)
         else:
-            _matmul_into(gb, np.swapaxes(op_a, -1, -2), g, req[1], scale)
+            matmul_into(gb, np.swapaxes(op_a, -1, -2), g, req[1], scale)

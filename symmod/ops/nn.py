@@ -32,16 +32,20 @@ def choice(*names):
     return parse
 
 
-def scratch(op, key, shape, dtype):
-    """A work buffer cached on operator ``op``; reused while ``shape``/``dtype`` recur.
+_SCRATCH = threading.local()
 
-    Buffers are also keyed by thread, so executors sharing an operator instance
-    (bucketing, one executor per device) never write into each other's scratch.
+
+def scratch(key, shape, dtype):
+    """A work buffer for the duration of one operator call, reused across calls.
+
+    Buffers are shared by all operators of a thread (one executor runs one operator
+    at a time; devices run on separate threads), so unrolled graphs with hundreds of
+    nodes do not hold one temporary each. A buffer must not be kept past the call.
     """
-    cache = op.__dict__.get('_scratch')
+    cache = getattr(_SCRATCH, 'buffers', None)
     if cache is None:
-        cache = op.__dict__['_scratch'] = {}
-    full_key = (key, shape, dtype, threading.get_ident())
+        cache = _SCRATCH.buffers = {}
+    full_key = (key, tuple(shape), np.dtype(dtype))
     buf = cache.get(full_key)
     if buf is None:
         if len(cache) >= 64:
@@ -59,16 +63,21 @@ def expect_shape(shape, expected, opname, what, reason):
                          % (opname, what, tuple(shape), reason, tuple(expected))) from None
 
 
-def matmul_into(op, key, a, b, dst, req):
-    """``dst (req)= a @ b`` with BLAS writing straight into ``dst`` when req is 'write'."""
+def matmul_into(dst, a, b, req, scale=None):
+    """``dst (req)= scale * (a @ b)``: BLAS writes straight into ``dst`` for 'write';
+    'add' goes through a scratch buffer (numpy's matmul cannot accumulate)."""
     if req == 'null':
         return
     if req == 'write':
         np.matmul(a, b, out=dst)
-    else:
-        tmp = scratch(op, key, dst.shape, dst.dtype)
-        np.matmul(a, b, out=tmp)
-        dst += tmp
+        if scale is not None:
+            dst *= scale
+        return
+    tmp = scratch('matmul', dst.shape, dst.dtype)
+    np.matmul(a, b, out=tmp)
+    if scale is not None:
+        tmp *= scale
+    dst += tmp
 
 
 def store_from(dst, req, value):
@@ -81,7 +90,7 @@ def store_from(dst, req, value):
 
 def work_buffer(op, key, dst, req):
     """Where to compute a result: ``dst`` itself for 'write', a scratch buffer otherwise."""
-    return dst if req == 'write' else scratch(op, key, dst.shape, dst.dtype)
+    return dst if req == 'write' else scratch(key, dst.shape, dst.dtype)
 
 
 # ---- FullyConnected ---------------------------------------------------------------------
@@ -172,7 +181,7 @@ class FullyConnected(Operator):
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         x2 = self._flat(in_data[0])
         dy2 = out_grad[0].reshape(x2.shape[0], self.num_hidden)
-        matmul_into(self, 'dw', dy2.T, x2, in_grad[1], req[1])
+        matmul_into(in_grad[1], dy2.T, x2, req[1])
         if not self.no_bias and req[2] != 'null':
             db = in_grad[2].reshape(self.num_hidden)
             if req[2] == 'write':
@@ -180,7 +189,7 @@ class FullyConnected(Operator):
             else:
                 db += np.sum(dy2, axis=0)
         if req[0] != 'null':
-            matmul_into(self, 'dx', dy2, in_data[1], in_grad[0].reshape(x2.shape), req[0])
+            matmul_into(in_grad[0].reshape(x2.shape), dy2, in_data[1], req[0])
 
 
 # ---- Dropout ----------------------------------------------------------------------------
@@ -242,7 +251,7 @@ class Dropout(Operator):
             if keep == 0:
                 mask.fill(np.nan)       # MXNet computes 0 * (1 / 0)
             else:
-                uniform = scratch(self, 'uniform', mask.shape, np.dtype(np.float32))
+                uniform = scratch('uniform', mask.shape, np.dtype(np.float32))
                 _random.get_rng().random(out=uniform.reshape(-1), dtype=np.float32)
                 np.less_equal(uniform, keep, out=mask)
                 mask *= np.float32(1) / keep
@@ -346,7 +355,7 @@ class Embedding(Operator):
 
     def _rows(self, data):
         """The clipped integer row of every index (truncating non-integers, as C does)."""
-        rows = scratch(self, 'rows', (data.size,), np.dtype(np.int64))
+        rows = scratch('rows', (data.size,), np.dtype(np.int64))
         with np.errstate(invalid='ignore'):
             np.copyto(rows, data.reshape(-1), casting='unsafe')
         np.clip(rows, 0, self.input_dim - 1, out=rows)

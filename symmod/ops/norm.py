@@ -128,7 +128,7 @@ class BatchNorm(Operator):
         acc = np.float32 if x3.dtype == np.float16 else x3.dtype
         count = x3.shape[0] * x3.shape[2]
         np.copyto(mean, np.sum(x3, axis=(0, 2), dtype=acc) / count, casting='unsafe')
-        centered = scratch(self, 'centered', x3.shape, np.dtype(acc))
+        centered = scratch('centered', x3.shape, np.dtype(acc))
         np.subtract(x3, mean.reshape(1, -1, 1).astype(acc, copy=False), out=centered)
         np.square(centered, out=centered)
         var = np.sum(centered, axis=(0, 2)) / count
@@ -159,7 +159,7 @@ class BatchNorm(Operator):
         shift = beta - mean * scale
         scale3, shift3 = scale.reshape(1, -1, 1), shift.reshape(1, -1, 1)
         out3 = self._view3(out)
-        dst = out3 if req[0] == 'write' else scratch(self, 'fwd', out3.shape, out3.dtype)
+        dst = out3 if req[0] == 'write' else scratch('fwd', out3.shape, out3.dtype)
         np.multiply(x3, scale3.astype(x.dtype, copy=False), out=dst)
         dst += shift3.astype(x.dtype, copy=False)
         if dst is not out3:
@@ -184,9 +184,9 @@ class BatchNorm(Operator):
             invstd = (1.0 / np.sqrt(aux[1] + self.eps)).astype(aux[1].dtype)
         weight = np.ones_like(invstd) if self.fix_gamma else gamma
         sum_dy = np.sum(dy3, axis=(0, 2), dtype=acc)
-        centered = scratch(self, 'centered', x3.shape, np.dtype(acc))
+        centered = scratch('centered', x3.shape, np.dtype(acc))
         np.subtract(x3, mean.reshape(1, -1, 1).astype(acc, copy=False), out=centered)
-        prod = scratch(self, 'prod', x3.shape, np.dtype(acc))
+        prod = scratch('prod', x3.shape, np.dtype(acc))
         np.multiply(centered, dy3, out=prod)
         dot = np.sum(prod, axis=(0, 2))
         if req[0] != 'null':

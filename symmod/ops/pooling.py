@@ -373,7 +373,7 @@ class Pooling(Operator):
         if a.dtype != np.float16:
             raise MXNetError('Pooling supports float16, float32 and float64 data, found %s'
                              % a.dtype)
-        buf = scratch(self, key, a.shape, np.dtype(np.float32))
+        buf = scratch(key, a.shape, np.dtype(np.float32))
         np.copyto(buf, a)
         return buf
 
@@ -384,7 +384,7 @@ class Pooling(Operator):
         x = self._work('x32', in_data[0])
         kernel, stride, pad = self._geometry(x.shape)
         direct = req[0] == 'write' and out.dtype == x.dtype
-        dst = out if direct else scratch(self, 'fwd', out.shape, x.dtype)
+        dst = out if direct else scratch('fwd', out.shape, x.dtype)
         xp, dp = self._planes(x), self._planes(dst)
         if self.workspace:
             _max_pool_argmax(xp, dp, self._planes(out_data[1]), kernel, stride, pad,
@@ -406,7 +406,7 @@ class Pooling(Operator):
         dy = self._work('dy32', out_grad[0])
         kernel, stride, pad = self._geometry(dx.shape)
         direct = dx.dtype == dy.dtype
-        target = dx if direct else scratch(self, 'dx32', dx.shape, dy.dtype)
+        target = dx if direct else scratch('dx32', dx.shape, dy.dtype)
         if req[0] == 'write' or not direct:
             target.fill(0)
         gp, tp = self._planes(dy), self._planes(target)

@@ -97,7 +97,7 @@ class _SoftmaxBase(Operator):
             return
         x, out = in_data[0], out_data[0]
         axis = self._axis(x.ndim)
-        dst = out if req[0] == 'write' else scratch(self, 'fwd', out.shape, out.dtype)
+        dst = out if req[0] == 'write' else scratch('fwd', out.shape, out.dtype)
         if self.use_length:
             self._masked_softmax(x, in_data[1], axis, dst)
         else:
@@ -135,7 +135,7 @@ class _SoftmaxBase(Operator):
         dy, y = out_grad[0], out_data[0]
         axis = self._axis(y.ndim)
         dx = in_grad[0]
-        work = scratch(self, 'work', y.shape, np.result_type(dy.dtype, y.dtype))
+        work = scratch('work', y.shape, np.result_type(dy.dtype, y.dtype))
         if self.log:
             # dx = dy - exp(y) * sum(dy)
             np.exp(y, out=work)
@@ -230,7 +230,7 @@ class SoftmaxActivation(Operator):
         if req[0] == 'null':
             return
         x, out = self._view(in_data[0]), self._view(out_data[0])
-        dst = out if req[0] == 'write' else scratch(self, 'fwd', out.shape, out.dtype)
+        dst = out if req[0] == 'write' else scratch('fwd', out.shape, out.dtype)
         np.subtract(x, np.max(x, axis=1, keepdims=True), out=dst)
         np.exp(dst, out=dst)
         dst /= np.sum(dst, axis=1, keepdims=True)
@@ -243,7 +243,7 @@ class SoftmaxActivation(Operator):
         y = out_data[0]
         shape3 = (y.shape[0], y.shape[1] if y.ndim > 1 else 1, -1)
         y3, dy3 = y.reshape(shape3), out_grad[0].reshape(shape3)
-        work = scratch(self, 'work', y3.shape, y.dtype)
+        work = scratch('work', y3.shape, y.dtype)
         np.multiply(dy3, y3, out=work)
         total = np.sum(work, axis=1, keepdims=True)
         np.subtract(dy3, total, out=work)
