@@ -33,30 +33,46 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
     """
     if symbol is not None:
         symbol.save('%s-symbol.json' % prefix, remove_amp_cast=remove_amp_cast)
-    save_dict = {'arg:%s' % k: v.as_in_context(cpu()) for k, v in arg_params.items()}
-    save_dict.update({'aux:%s' % k: v.as_in_context(cpu()) for k, v in aux_params.items()})
     param_name = '%s-%04d.params' % (prefix, epoch)
-    nd.save(param_name, save_dict)
+    nd.save(param_name, _join_params(arg_params, aux_params))
     logging.info('Saved checkpoint to "%s"', param_name)
 
 
-def load_params(prefix, epoch):
-    """Load ``prefix-%04d.params`` into ``(arg_params, aux_params)`` dicts."""
-    fname = '%s-%04d.params' % (prefix, epoch)
-    save_dict = nd.load(fname)
-    arg_params, aux_params = {}, {}
-    if not save_dict:
-        logging.warning("Params file '%s' is empty", fname)
-        return arg_params, aux_params
+def _join_params(arg_params, aux_params):
+    """The ``{'arg:<name>': ..., 'aux:<name>': ...}`` dict a ``.params`` file holds."""
+    save_dict = {'arg:%s' % k: v.as_in_context(cpu()) for k, v in arg_params.items()}
+    save_dict.update({'aux:%s' % k: v.as_in_context(cpu()) for k, v in aux_params.items()})
+    return save_dict
+
+
+def _split_params(save_dict, fname, strict=False):
+    """Split a loaded ``.params`` dict into ``(arg_params, aux_params)`` at the first ':'.
+
+    With ``strict``, a key that is neither ``arg:`` nor ``aux:`` raises ValueError
+    (BaseModule.load_params); otherwise it is ignored (model.load_params).
+    """
     if not isinstance(save_dict, dict):
         raise ValueError('%s holds an unnamed list of arrays, not a checkpoint' % fname)
+    arg_params, aux_params = {}, {}
     for key, value in save_dict.items():
         kind, _, name = key.partition(':')
         if kind == 'arg':
             arg_params[name] = value
         elif kind == 'aux':
             aux_params[name] = value
+        elif strict:
+            raise ValueError('Invalid param file ' + fname)
     return arg_params, aux_params
+
+
+def load_params(prefix, epoch):
+    """Load ``prefix-%04d.params`` into ``(arg_params, aux_params)`` dicts."""
+    fname = '%s-%04d.params' % (prefix, epoch)
+    save_dict = nd.load(fname)
+    if not save_dict:
+        logging.warning("Params file '%s' is empty", fname)
+        return {}, {}
+    return _split_params(save_dict, fname)
 
 
 def load_checkpoint(prefix, epoch):

@@ -19,10 +19,9 @@ import numpy as np
 
 from .. import metric
 from .. import ndarray
-from ..context import cpu
 from ..io import DataDesc, DataIter, DataBatch
 from ..initializer import Uniform
-from ..model import BatchEndParam
+from ..model import BatchEndParam, _join_params, _split_params
 from ..progress import EpochProgress, estimate_num_batches
 
 __all__ = ['BaseModule']
@@ -334,24 +333,11 @@ class BaseModule:
 
     def save_params(self, fname):
         """Save parameters to an MXNet ``.params`` file (``arg:``/``aux:`` names)."""
-        arg_params, aux_params = self.get_params()
-        save_dict = {'arg:%s' % k: v.as_in_context(cpu()) for k, v in arg_params.items()}
-        save_dict.update({'aux:%s' % k: v.as_in_context(cpu()) for k, v in aux_params.items()})
-        ndarray.save(fname, save_dict)
+        ndarray.save(fname, _join_params(*self.get_params()))
 
     def load_params(self, fname):
         """Load parameters from an MXNet ``.params`` file."""
-        save_dict = ndarray.load(fname)
-        arg_params, aux_params = {}, {}
-        for key, value in save_dict.items():
-            arg_type, _, name = key.partition(':')
-            if arg_type == 'arg':
-                arg_params[name] = value
-            elif arg_type == 'aux':
-                aux_params[name] = value
-            else:
-                raise ValueError('Invalid param file ' + fname)
-        self.set_params(arg_params, aux_params)
+        self.set_params(*_split_params(ndarray.load(fname), fname, strict=True))
 
     def get_states(self, merge_multi_context=True):
         """States of a stateless module: an empty list."""

@@ -1,4 +1,5 @@
 """``mx.sym``: Symbol, variables, groups, JSON loading and one function per operator."""
+import builtins
 import sys
 import types
 
@@ -35,7 +36,7 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
                              dtype='float32' if dtype is None else dtype)
 
 
-def pow(base, exp):  # pylint: disable=redefined-builtin
+def pow(base, exp):  # noqa: A001  (MXNet's name; this module's max/min/sum are operators)
     """``base ** exp`` for symbols and/or numbers."""
     if isinstance(base, Symbol):
         return base ** exp
@@ -44,23 +45,24 @@ def pow(base, exp):  # pylint: disable=redefined-builtin
     return base ** exp
 
 
+def _elementwise(left, right, op, scalar_op, numbers):
+    """Apply a commutative binary operator to symbols and/or numbers."""
+    if isinstance(left, Symbol) and isinstance(right, Symbol):
+        return op(left, right)
+    if isinstance(left, Symbol):
+        return scalar_op(left, scalar=right)
+    if isinstance(right, Symbol):
+        return scalar_op(right, scalar=left)
+    return numbers(left, right)
+
+
 def maximum(left, right):
     """Elementwise maximum of symbols and/or numbers."""
-    if isinstance(left, Symbol) and isinstance(right, Symbol):
-        return _internal._Maximum(left, right)
-    if isinstance(left, Symbol):
-        return _internal._MaximumScalar(left, scalar=right)
-    if isinstance(right, Symbol):
-        return _internal._MaximumScalar(right, scalar=left)
-    return max(left, right)
+    return _elementwise(left, right, _internal._Maximum, _internal._MaximumScalar,
+                        builtins.max)
 
 
 def minimum(left, right):
     """Elementwise minimum of symbols and/or numbers."""
-    if isinstance(left, Symbol) and isinstance(right, Symbol):
-        return _internal._Minimum(left, right)
-    if isinstance(left, Symbol):
-        return _internal._MinimumScalar(left, scalar=right)
-    if isinstance(right, Symbol):
-        return _internal._MinimumScalar(right, scalar=left)
-    return min(left, right)
+    return _elementwise(left, right, _internal._Minimum, _internal._MinimumScalar,
+                        builtins.min)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import symmod as mx
+from symbol_cases import composite
 
 REF = pathlib.Path(__file__).parent.parent / 'data' / 'mxnet-reference'
 SYMBOLS = REF / 'symbols'
@@ -15,24 +16,7 @@ SYMBOLS = REF / 'symbols'
 def _composite():
     """The graph of tests/data/gen/gen_symbol_json.py, built with symmod."""
     with mx.name.NameManager():
-        return _composite_graph()
-
-
-def _composite_graph():
-    data = mx.sym.var('data')
-    with mx.AttrScope(ctx_group='stage1'):
-        conv = mx.sym.Convolution(data, num_filter=4, kernel=(3, 3), pad=(1, 1), name='conv1')
-        bn = mx.sym.BatchNorm(conv, fix_gamma=False, name='bn1')
-    act = mx.sym.Activation(bn, act_type='relu')
-    pool = mx.sym.Pooling(act, kernel=(2, 2), stride=(2, 2), pool_type='max')
-    parts = mx.sym.SliceChannel(pool, num_outputs=2, axis=1)
-    joined = mx.sym.Concat(parts[1], parts[0], dim=1)
-    with mx.name.Prefix('head_'):
-        flat = mx.sym.Flatten(joined)
-        w = mx.sym.var('w', shape=(10, 64), lr_mult=2.0, wd_mult=0.5, dtype='float32')
-        fc = mx.sym.FullyConnected(flat, weight=w, num_hidden=10, name='fc')
-    scaled = (fc * 2.0 + 1) / fc - fc ** 2
-    return mx.sym.Group([mx.sym.SoftmaxOutput(scaled, name='softmax'), mx.sym.BlockGrad(bn)])
+        return composite(mx)
 
 
 def test_mlp_symbol_resaves_byte_identical():

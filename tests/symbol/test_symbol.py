@@ -241,3 +241,21 @@ def test_truth_value_is_an_error():
 def test_debug_str_lists_nodes():
     text = _mlp().debug_str()
     assert 'Op:FullyConnected, Name=fc1' in text and 'Variable:data' in text
+
+
+def test_module_level_helpers():
+    a = mx.sym.var('a')
+    x = mx.nd.array([0.0, 2.0, 5.0])
+    np.testing.assert_array_equal(mx.sym.maximum(a, 1).eval(a=x)[0].asnumpy(), [1, 2, 5])
+    np.testing.assert_array_equal(mx.sym.minimum(3, a).eval(a=x)[0].asnumpy(), [0, 2, 3])
+    np.testing.assert_array_equal(mx.sym.maximum(a, a * 2).eval(a=x)[0].asnumpy(), [0, 4, 10])
+    assert mx.sym.maximum(3, 4) == 4 and mx.sym.minimum(3, 4) == 3
+    np.testing.assert_array_equal(mx.sym.pow(a, 2).eval(a=x)[0].asnumpy(), [0, 4, 25])
+    np.testing.assert_array_equal(mx.sym.pow(2, a).eval(a=x)[0].asnumpy(), [1, 4, 32])
+    assert mx.sym.pow(2, 3) == 8
+    zeros = mx.sym.zeros((2, 3))
+    assert zeros.eval()[0].shape == (2, 3) and not zeros.eval()[0].asnumpy().any()
+    np.testing.assert_array_equal(mx.sym.ones((2,)).eval()[0].asnumpy(), [1, 1])
+    np.testing.assert_array_equal(mx.sym.full((2,), 7).eval()[0].asnumpy(), [7, 7])
+    np.testing.assert_array_equal(mx.sym.arange(0, 3).eval()[0].asnumpy(), [0, 1, 2])
+    assert mx.sym.zeros((2,), dtype='float64').eval()[0].dtype == np.float64

@@ -9,29 +9,15 @@ Writes into tests/data/mxnet-reference/symbols/:
 """
 import json
 import os
+import sys
 
 import mxnet as mx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, '..', 'mxnet-reference', 'symbols')
 LEGACY = os.path.join(HERE, '..', 'mxnet-reference', 'legacy', 'save_000800.json')
-
-
-def composite():
-    data = mx.sym.var('data')
-    with mx.AttrScope(ctx_group='stage1'):
-        conv = mx.sym.Convolution(data, num_filter=4, kernel=(3, 3), pad=(1, 1), name='conv1')
-        bn = mx.sym.BatchNorm(conv, fix_gamma=False, name='bn1')
-    act = mx.sym.Activation(bn, act_type='relu')
-    pool = mx.sym.Pooling(act, kernel=(2, 2), stride=(2, 2), pool_type='max')
-    parts = mx.sym.SliceChannel(pool, num_outputs=2, axis=1)
-    joined = mx.sym.Concat(parts[1], parts[0], dim=1)
-    with mx.name.Prefix('head_'):
-        flat = mx.sym.Flatten(joined)
-        w = mx.sym.var('w', shape=(10, 64), lr_mult=2.0, wd_mult=0.5, dtype='float32')
-        fc = mx.sym.FullyConnected(flat, weight=w, num_hidden=10, name='fc')
-    scaled = (fc * 2.0 + 1) / fc - fc ** 2
-    return mx.sym.Group([mx.sym.SoftmaxOutput(scaled, name='softmax'), mx.sym.BlockGrad(bn)])
+sys.path.insert(0, os.path.join(HERE, '..', '..', 'symbol'))
+from symbol_cases import composite  # noqa: E402  (shared with tests/symbol)
 
 
 def main():
@@ -39,7 +25,7 @@ def main():
     legacy = mx.sym.load(LEGACY)
     with open(os.path.join(OUT, 'save_000800_upgraded.json'), 'w') as f:
         f.write(legacy.tojson())
-    sym = composite()
+    sym = composite(mx)
     with open(os.path.join(OUT, 'composite.json'), 'w') as f:
         f.write(sym.tojson())
     arg_shapes, out_shapes, aux_shapes = sym.infer_shape(data=(4, 3, 8, 8))
