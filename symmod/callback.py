@@ -153,16 +153,12 @@ class Speedometer:
             speed = float('inf')
         if param.eval_metric is not None:
             name_value = param.eval_metric.get_name_value()
+            # with auto_reset the metric covers the last `frequent` batches, else the epoch
+            first = count - self.frequent if self.auto_reset else 0
             if self.auto_reset:
                 param.eval_metric.reset_local()
-                msg = 'Epoch[%d] Batch [%d-%d]\tSpeed: %.2f samples/sec'
-                msg += '\t%s=%f' * len(name_value)
-                logging.info(msg, param.epoch, count - self.frequent, count, speed,
-                             *sum(name_value, ()))
-            else:
-                msg = 'Epoch[%d] Batch [0-%d]\tSpeed: %.2f samples/sec'
-                msg += '\t%s=%f' * len(name_value)
-                logging.info(msg, param.epoch, count, speed, *sum(name_value, ()))
+            msg = 'Epoch[%d] Batch [%d-%d]\tSpeed: %.2f samples/sec' + '\t%s=%f' * len(name_value)
+            logging.info(msg, param.epoch, first, count, speed, *sum(name_value, ()))
         else:
             logging.info('Iter[%d] Batch [%d]\tSpeed: %.2f samples/sec',
                          param.epoch, count, speed)

@@ -269,6 +269,27 @@ def test_register_create_and_equality():
         mx.init.create('bogus')
     with pytest.raises(NotImplementedError, match='Must override it'):
         mx.init.Initializer()(InitDesc('w_weight'), arr)
+    with pytest.warns(UserWarning, match='TenInit registered with name teninit is '
+                                         'overriding existing initializer'):
+        mx.init.register(TenInit)
+
+
+def test_fixed_rules_can_be_overridden_one_at_a_time():
+    class BiasTwo(mx.init.Zero):
+        def _init_bias(self, _, arr):
+            arr[:] = 2.0
+
+    init = BiasTwo()
+    values = {}
+    for name in ('fc_bias', 'bn_beta', 'bn_gamma', 'q_min', 'q_max'):
+        arr = mx.nd.full((2,), 7.0)
+        init(InitDesc(name), arr)
+        values[name] = arr.asnumpy().tolist()
+    assert values == {'fc_bias': [2., 2.], 'bn_beta': [0., 0.], 'bn_gamma': [1., 1.],
+                      'q_min': [0., 0.], 'q_max': [1., 1.]}
+    quantized = mx.nd.full((3,), 7, dtype='int8')
+    init(InitDesc('fc_bias_quantize'), quantized)
+    assert quantized.dtype == np.int8 and quantized.asnumpy().tolist() == [0, 0, 0]
 
 
 def test_verbose_logging(caplog):

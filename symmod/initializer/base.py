@@ -18,6 +18,7 @@ import numpy as np
 
 from ..ndarray import NDArray
 from .. import random
+from ..registry import get_alias_func, get_create_func, get_register_func
 
 __all__ = ['InitDesc', 'Initializer', 'register', 'alias', 'create']
 
@@ -175,17 +176,9 @@ class Initializer:
     def _init_one(self, _, arr):
         arr[:] = 1.0
 
-    def _init_bias(self, _, arr):
-        arr[:] = 0.0
-
-    def _init_quantized_bias(self, _, arr):
-        arr[:] = 0
-
-    def _init_gamma(self, _, arr):
-        arr[:] = 1.0
-
-    def _init_beta(self, _, arr):
-        arr[:] = 0.0
+    # separate names, so that a subclass can override one rule alone
+    _init_bias = _init_beta = _init_quantized_bias = _init_zero
+    _init_gamma = _init_one
 
     def _init_weight(self, name, arr):
         # subclasses define the weight distribution; MXNet raises the same error here
@@ -222,20 +215,9 @@ def bilinear_kernel(shape):
 
 
 # ---- registry ------------------------------------------------------------------------
-_INITIALIZERS = {}      # lower-case name or alias -> Initializer subclass
-
-
-def _register(klass, name=None):
-    assert issubclass(klass, Initializer), 'Can only register subclass of Initializer'
-    name = (klass.__name__ if name is None else name).lower()
-    if name in _INITIALIZERS:
-        old = _INITIALIZERS[name]
-        warnings.warn('New initializer %s.%s registered with name %s is overriding existing '
-                      'initializer %s.%s' % (klass.__module__, klass.__name__, name,
-                                             old.__module__, old.__name__),
-                      UserWarning, stacklevel=3)
-    _INITIALIZERS[name] = klass
-    return klass
+_register = get_register_func(Initializer, 'initializer')
+alias = get_alias_func(Initializer, 'initializer')
+create = get_create_func(Initializer, 'initializer')
 
 
 def register(klass):
@@ -243,6 +225,16 @@ def register(klass):
 
     Registered initializers can be named in strings: ``module.init_params('myinit')``
     and in ``__init__`` attributes.
+
+    Parameters
+    ----------
+    klass : type
+        The Initializer subclass.
+
+    Returns
+    -------
+    type
+        ``klass``, so that ``register`` works as a class decorator.
 
     Examples
     --------
@@ -253,54 +245,3 @@ def register(klass):
     >>> mx.init.create('custominit')
     """
     return _register(klass)
-
-
-def alias(*aliases):
-    """Class decorator registering extra names for an initializer (``@alias('zeros')``)."""
-    def reg(klass):
-        for name in aliases:
-            _register(klass, name)
-        return klass
-    return reg
-
-
-def create(*args, **kwargs):
-    """Make an initializer from a name, a JSON string, a config dict or an instance.
-
-    Parameters
-    ----------
-    initializer : str, dict or Initializer
-        ``'xavier'``, ``'["constant", {"value": 0.25}]'`` (what ``dumps`` and
-        ``__init__`` attributes hold), ``{'initializer': 'normal', 'sigma': 0.1}``,
-        or an instance (returned as is).
-    *args, **kwargs
-        Constructor arguments when a name is given.
-
-    Returns
-    -------
-    Initializer
-    """
-    if args:
-        name, args = args[0], args[1:]
-    else:
-        name = kwargs.pop('initializer')
-    if isinstance(name, Initializer):
-        assert not args and not kwargs, \
-            'initializer is already an instance. Additional arguments are invalid'
-        return name
-    if isinstance(name, dict):
-        return create(**name)
-    assert isinstance(name, str), 'initializer must be of string type'
-    if name.startswith('['):
-        assert not args and not kwargs
-        name, kwargs = json.loads(name)
-        return create(name, **kwargs)
-    if name.startswith('{'):
-        assert not args and not kwargs
-        return create(**json.loads(name))
-    name = name.lower()
-    if name not in _INITIALIZERS:
-        # MXNet asserts here; raise the same exception type even under python -O
-        raise AssertionError('%s is not registered. Please register with initializer.register '
-                             'first (known: %s)' % (name, ', '.join(sorted(_INITIALIZERS))))
-    return _INITIALIZERS[name](*args, **kwargs)

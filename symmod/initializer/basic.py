@@ -1,6 +1,4 @@
 """Constant and simple random initializers: Zero, One, Constant, Uniform, Normal."""
-import json
-
 import numpy as np
 
 from .. import random
@@ -71,7 +69,7 @@ class Constant(Initializer):
         value = self._kwargs['value']
         if not np.isscalar(value):
             self._kwargs['value'] = np.asarray(value).tolist()
-        return json.dumps([type(self).__name__.lower(), self._kwargs])
+        return super(Constant, self).dumps()
 
 
 @register

@@ -78,7 +78,28 @@ class DataIter:
         """How many examples at the end of the current batch are padding."""
 
 
-class ResizeIter(DataIter):
+class _WrapperIter(DataIter):
+    """An iterator handing out batches of other iterators: ``iter_next`` stores
+    the batch in ``current_batch``, and the getters read it."""
+
+    def __init__(self):
+        super(_WrapperIter, self).__init__()
+        self.current_batch = None
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad
+
+
+class ResizeIter(_WrapperIter):
     """Make an iterator yield exactly ``size`` batches per epoch.
 
     When the wrapped iterator runs out before ``size`` batches it is reset and
@@ -108,7 +129,6 @@ class ResizeIter(DataIter):
         self.size = size
         self.reset_internal = reset_internal
         self.cur = 0
-        self.current_batch = None
         self.provide_data = data_iter.provide_data
         self.provide_label = data_iter.provide_label
         self.batch_size = data_iter.batch_size
@@ -130,18 +150,6 @@ class ResizeIter(DataIter):
             self.current_batch = self.data_iter.next()
         self.cur += 1
         return True
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
 
 
 class _Prefetcher:
@@ -196,7 +204,7 @@ class _Prefetcher:
             self.thread.join()
 
 
-class PrefetchingIter(DataIter):
+class PrefetchingIter(_WrapperIter):
     """Read batches from one or more iterators ahead of time, on background threads.
 
     While the model works on one batch the next is being prepared. With several
@@ -233,7 +241,6 @@ class PrefetchingIter(DataIter):
         self.rename_data = rename_data
         self.rename_label = rename_label
         self.batch_size = self.provide_data[0][1][0]
-        self.current_batch = None
         self._workers = [_Prefetcher(it) for it in iters]
 
     def __del__(self):
@@ -288,15 +295,3 @@ class PrefetchingIter(DataIter):
         if self.iter_next():
             return self.current_batch
         raise StopIteration
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad

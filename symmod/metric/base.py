@@ -121,6 +121,13 @@ class EvalMetric:
         # the base class has no formula; MXNet raises the same error here
         raise NotImplementedError('%s does not implement update' % type(self).__name__)
 
+    def _accumulate(self, sum_metric, num_inst):
+        """Add a batch's sum and count to the local and the global statistics."""
+        self.sum_metric += sum_metric
+        self.global_sum_metric += sum_metric
+        self.num_inst += num_inst
+        self.global_num_inst += num_inst
+
     def reset(self):
         """Clear the local and global statistics."""
         self.num_inst = 0

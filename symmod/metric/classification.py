@@ -12,6 +12,16 @@ from .registry import alias, register
 __all__ = ['Accuracy', 'TopKAccuracy', 'F1', 'MCC', 'PCC']
 
 
+def _class_indices(label, pred, axis):
+    """Flat int32 label and predicted classes; a prediction shaped unlike the label
+    holds scores, whose argmax along ``axis`` is the class."""
+    label = as_numpy(label)
+    pred = as_numpy(pred)
+    if pred.shape != label.shape:
+        pred = pred.argmax(axis=axis)
+    return label.astype('int32').ravel(), pred.astype('int32').ravel()
+
+
 @register
 @alias('acc')
 class Accuracy(EvalMetric):
@@ -47,18 +57,9 @@ class Accuracy(EvalMetric):
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
-            pred = as_numpy(pred)
-            label = as_numpy(label)
-            if pred.shape != label.shape:
-                pred = pred.argmax(axis=self.axis)
-            pred = pred.astype('int32').ravel()
-            label = label.astype('int32').ravel()
+            label, pred = _class_indices(label, pred, self.axis)
             check_label_shapes(label, pred)
-            num_correct = int(numpy.count_nonzero(pred == label))
-            self.sum_metric += num_correct
-            self.global_sum_metric += num_correct
-            self.num_inst += len(pred)
-            self.global_num_inst += len(pred)
+            self._accumulate(int(numpy.count_nonzero(pred == label)), len(pred))
 
 
 @register
@@ -103,17 +104,16 @@ class TopKAccuracy(EvalMetric):
             num_samples = pred.shape[0]
             if pred.ndim == 1:
                 # MXNet compares the partition order of a 1-D score vector with the labels,
-                # and leaves the global statistics untouched in this case
+                # and leaves the global sum untouched in this case
                 order = numpy.argpartition(pred, -min(self.top_k, pred.shape[0]))
                 self.sum_metric += int(numpy.count_nonzero(order == label.ravel()))
+                self.num_inst += num_samples
+                self.global_num_inst += num_samples
             else:
                 top_k = min(pred.shape[1], self.top_k)
                 best = numpy.argpartition(pred, -top_k, axis=1)[:, -top_k:]
-                num_correct = int(numpy.count_nonzero(best == label.reshape(-1, 1)))
-                self.sum_metric += num_correct
-                self.global_sum_metric += num_correct
-            self.num_inst += num_samples
-            self.global_num_inst += num_samples
+                self._accumulate(int(numpy.count_nonzero(best == label.reshape(-1, 1))),
+                                 num_samples)
 
 
 class _BinaryClassificationMetrics:
@@ -181,18 +181,20 @@ class _BinaryClassificationMetrics:
     def global_fscore(self):
         return self._harmonic(self.global_precision, self.global_recall)
 
+    def _counts(self, use_global):
+        """``(tp, fp, fn, tn)``, local or global."""
+        if use_global:
+            return (self.global_true_positives, self.global_false_positives,
+                    self.global_false_negatives, self.global_true_negatives)
+        return (self.true_positives, self.false_positives,
+                self.false_negatives, self.true_negatives)
+
     def matthewscc(self, use_global=False):
         """Matthews correlation coefficient; zero factors of the denominator count as 1."""
-        if use_global:
-            if not self.global_total_examples:
-                return 0.
-            tp, fp = float(self.global_true_positives), float(self.global_false_positives)
-            fn, tn = float(self.global_false_negatives), float(self.global_true_negatives)
-        else:
-            if not self.total_examples:
-                return 0.
-            tp, fp = float(self.true_positives), float(self.false_positives)
-            fn, tn = float(self.false_negatives), float(self.true_negatives)
+        counts = self._counts(use_global)
+        if not sum(counts):
+            return 0.
+        tp, fp, fn, tn = (float(count) for count in counts)
         denom = 1.
         for term in (tp + fp, tp + fn, tn + fp, tn + fn):
             if term != 0.:
@@ -201,13 +203,11 @@ class _BinaryClassificationMetrics:
 
     @property
     def total_examples(self):
-        return (self.false_negatives + self.false_positives
-                + self.true_negatives + self.true_positives)
+        return sum(self._counts(False))
 
     @property
     def global_total_examples(self):
-        return (self.global_false_negatives + self.global_false_positives
-                + self.global_true_negatives + self.global_true_positives)
+        return sum(self._counts(True))
 
     def local_reset_stats(self):
         self.false_positives = 0
@@ -250,15 +250,11 @@ class _BinaryMetric(EvalMetric):
             self.global_num_inst = self.metrics.global_total_examples
 
     def reset(self):
-        self.sum_metric = 0.
-        self.num_inst = 0
-        self.global_num_inst = 0
-        self.global_sum_metric = 0.0
+        super(_BinaryMetric, self).reset()
         self.metrics.reset_stats()
 
     def reset_local(self):
-        self.sum_metric = 0.
-        self.num_inst = 0
+        super(_BinaryMetric, self).reset_local()
         self.metrics.local_reset_stats()
 
 
@@ -383,14 +379,8 @@ class PCC(EvalMetric):
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
-            label = as_numpy(label).astype('int32')
-            pred = as_numpy(pred)
-            if pred.shape != label.shape:
-                pred = pred.argmax(axis=1)
-            else:
-                pred = pred.astype('int32')
-            pred, label = pred.ravel(), label.ravel()
-            n = max(pred.max(), label.max())
+            label, pred = _class_indices(label, pred, 1)
+            n = int(max(pred.max(), label.max()))
             if n >= self.k:
                 self._grow(n + 1 - self.k)
             counts = numpy.bincount(pred * self.k + label, minlength=self.k * self.k)

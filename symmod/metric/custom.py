@@ -45,11 +45,7 @@ class Loss(EvalMetric):
             preds = [preds]
         for pred in preds:
             values = as_numpy(pred)
-            loss = values.sum().item()
-            self.sum_metric += loss
-            self.global_sum_metric += loss
-            self.num_inst += values.size
-            self.global_num_inst += values.size
+            self._accumulate(values.sum().item(), values.size)
 
 
 @register
@@ -120,10 +116,7 @@ class CustomMetric(EvalMetric):
                 sum_metric, num_inst = result
             else:
                 sum_metric, num_inst = result, 1
-            self.sum_metric += sum_metric
-            self.global_sum_metric += sum_metric
-            self.num_inst += num_inst
-            self.global_num_inst += num_inst
+            self._accumulate(sum_metric, num_inst)
 
     def get_config(self):
         # a Python function cannot be written to a config; MXNet raises this error too

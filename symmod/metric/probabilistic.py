@@ -31,11 +31,7 @@ class _LogLoss(EvalMetric):
         for label, pred in zip(labels, preds):
             prob = _label_probability(label, pred)
             # float32 sums, accumulated in a Python float (float64) as under numpy 1.x
-            loss = float((-numpy.log(prob + self.eps)).sum())
-            self.sum_metric += loss
-            self.global_sum_metric += loss
-            self.num_inst += prob.shape[0]
-            self.global_num_inst += prob.shape[0]
+            self._accumulate(float((-numpy.log(prob + self.eps)).sum()), prob.shape[0])
 
 
 @register
@@ -150,17 +146,12 @@ class Perplexity(EvalMetric):
             floor = picked.dtype.type(1e-10)
             loss -= float(numpy.log(numpy.maximum(floor, picked)).sum())
             num += picked.size
-        self.sum_metric += loss
-        self.global_sum_metric += loss
-        self.num_inst += num
-        self.global_num_inst += num
+        self._accumulate(loss, num)
 
     def get(self):
-        if self.num_inst == 0:
-            return (self.name, float('nan'))
-        return (self.name, math.exp(self.sum_metric / self.num_inst))
+        name, mean_loss = super(Perplexity, self).get()
+        return (name, math.exp(mean_loss))
 
     def get_global(self):
-        if self.global_num_inst == 0:
-            return (self.name, float('nan'))
-        return (self.name, math.exp(self.global_sum_metric / self.global_num_inst))
+        name, mean_loss = super(Perplexity, self).get_global()
+        return (name, math.exp(mean_loss))

@@ -33,11 +33,7 @@ class _BatchErrorMetric(EvalMetric):
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
-            error = float(self._error(*_as_columns(label, pred)))
-            self.sum_metric += error
-            self.global_sum_metric += error
-            self.num_inst += 1
-            self.global_num_inst += 1
+            self._accumulate(float(self._error(*_as_columns(label, pred))), 1)
 
 
 @register
@@ -172,10 +168,7 @@ class PearsonCorrelation(EvalMetric):
         self._conv = 0
 
     def reset(self):
-        self.num_inst = 0
-        self.sum_metric = 0.0
-        self.global_num_inst = 0
-        self.global_sum_metric = 0.0
+        super(PearsonCorrelation, self).reset()
         if self.average == 'micro':
             self.reset_micro()
 
@@ -201,11 +194,7 @@ class PearsonCorrelation(EvalMetric):
             label = as_numpy(label).ravel().astype(numpy.float64)
             pred = as_numpy(pred).ravel().astype(numpy.float64)
             if self.average == 'macro':
-                corr = float(numpy.corrcoef(pred, label)[0, 1])
-                self.sum_metric += corr
-                self.global_sum_metric += corr
-                self.num_inst += 1
-                self.global_num_inst += 1
+                self._accumulate(float(numpy.corrcoef(pred, label)[0, 1]), 1)
             else:
                 self.global_num_inst += 1
                 self.num_inst += 1
@@ -216,10 +205,8 @@ class PearsonCorrelation(EvalMetric):
                     pred, self._pred_nums, self._mean_p, self._sse_p)
 
     def get(self):
-        if self.num_inst == 0:
-            return (self.name, float('nan'))
-        if self.average == 'macro':
-            return (self.name, self.sum_metric / self.num_inst)
+        if self.average == 'macro' or self.num_inst == 0:
+            return super(PearsonCorrelation, self).get()
         n = self._label_nums
         corr = self._conv / ((n - 1) * numpy.sqrt(self._sse_p / (n - 1))
                              * numpy.sqrt(self._sse_l / (n - 1)))
