@@ -14,13 +14,17 @@ __all__ = ['assign_storage', 'MemoryPool']
 _ALIGN = 64
 
 
-def assign_storage(buffers):
+def assign_storage(buffers, aliases=None):
     """Pack buffers with disjoint lifetimes into shared storages.
 
     Parameters
     ----------
     buffers : list of (start, end, nbytes)
         Steps at which each buffer is first written and last read (inclusive).
+    aliases : dict of int to list of int, optional
+        ``{buffer: [other, ...]}``: ``buffer`` may take over the storage of the first
+        ``other`` that is last read at the step that first writes ``buffer`` (an operator
+        computing in place) and is at least as large.
 
     Returns
     -------
@@ -29,9 +33,11 @@ def assign_storage(buffers):
     sizes : list of int
         Bytes each storage needs (the largest buffer it holds).
     """
+    aliases = aliases or {}
     order = sorted(range(len(buffers)), key=lambda b: (buffers[b][0], -buffers[b][2]))
     ends = sorted(range(len(buffers)), key=lambda b: buffers[b][1])
     storage_of = [None] * len(buffers)
+    holder = {}         # storage -> the buffer living in it now
     sizes = []
     free = []
     end_pos = 0
@@ -40,17 +46,24 @@ def assign_storage(buffers):
         # release storages of buffers that died before this one starts
         while end_pos < len(ends) and buffers[ends[end_pos]][1] < start:
             dead = ends[end_pos]
-            if storage_of[dead] is not None:
+            if storage_of[dead] is not None and holder.get(storage_of[dead]) == dead:
                 free.append(storage_of[dead])
             end_pos += 1
-        storage = _best_fit(free, sizes, nbytes)
-        if storage is None:
-            storage = len(sizes)
-            sizes.append(nbytes)
+        donors = [o for o in aliases.get(b, ()) if storage_of[o] is not None
+                  and holder.get(storage_of[o]) == o and buffers[o][1] == start
+                  and buffers[o][2] >= nbytes]
+        if donors:
+            storage = storage_of[donors[0]]     # in place: inherit a dying input's storage
         else:
-            free.remove(storage)
-            sizes[storage] = max(sizes[storage], nbytes)
+            storage = _best_fit(free, sizes, nbytes)
+            if storage is None:
+                storage = len(sizes)
+                sizes.append(nbytes)
+            else:
+                free.remove(storage)
+                sizes[storage] = max(sizes[storage], nbytes)
         storage_of[b] = storage
+        holder[storage] = b
     return storage_of, sizes
 
 

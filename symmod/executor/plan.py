@@ -138,12 +138,23 @@ class Plan:
             last_use[key] = _FOREVER
 
         buffers, keys = [], []
+        value_buffer = {}       # value key -> index in buffers
+        aliases = {}            # in-place outputs: output buffer -> input buffer
         for node in self.op_nodes:
+            op = self.operators[id(node)]
             for i in range(node.num_outputs()):
                 key = (id(node), i)
                 start = fwd_step[id(node)]
+                value_buffer[key] = len(buffers)
                 buffers.append((start, last_use.get(key, start), self._nbytes(key)))
                 keys.append(('value', key))
+            for in_index, out_index in op.inplace:
+                source = node.inputs[in_index]
+                source_key = (id(source[0]), source[1])
+                if source[0].op is not None and source_key in value_buffer \
+                        and self.dtype[source_key] == self.dtype[(id(node), out_index)]:
+                    aliases.setdefault(value_buffer[(id(node), out_index)], []).append(
+                        value_buffer[source_key])
 
         # gradient lifetimes: first written by the first consumer in backward order
         # (or set from the head gradient), last read by the producer's backward
@@ -185,7 +196,7 @@ class Plan:
                                      % (node.name, var_req[id(node)]))
                 self._grad[key] = var_grad[id(node)]
 
-        storage_of, sizes = assign_storage(buffers)
+        storage_of, sizes = assign_storage(buffers, aliases)
         blocks = pool.back(sizes)
         self.storage_bytes = sum(sizes)
         for (kind, key), storage in zip(keys, storage_of):

@@ -327,3 +327,31 @@ def test_group_outputs_and_internal_head():
     x = exe.arg_dict['data'].asnumpy()
     np.testing.assert_allclose(exe.grad_dict['fc_weight'].asnumpy(),
                                (2 * fc_out + head).T @ x, rtol=1e-5)
+
+
+def test_inplace_operators_reuse_their_input_buffer():
+    data = mx.sym.var('data')
+    fc = mx.sym.FullyConnected(data, num_hidden=64, name='fc')
+    net = mx.sym.Activation(mx.sym.Activation(fc, act_type='relu'), act_type='tanh')
+    exe = net.simple_bind(mx.cpu(), data=(32, 16), grad_req='null')
+    one = 32 * 64 * 4
+    # fc output, relu (in place on it), tanh (in place again): a single buffer
+    assert exe._total_exec_bytes == one
+    x = np.random.RandomState(0).randn(32, 16).astype(np.float32)
+    exe.arg_dict['fc_weight'][:] = np.random.RandomState(1).randn(64, 16)
+    out = exe.forward(data=x)[0].asnumpy()
+    expected = np.tanh(np.maximum(x @ exe.arg_dict['fc_weight'].asnumpy().T, 0))
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
+    # training keeps relu's output for its backward, so tanh cannot overwrite it
+    train = net.simple_bind(mx.cpu(), data=(32, 16))
+    assert train._total_exec_bytes > 2 * one
+
+
+def test_inplace_keeps_values_that_are_still_needed():
+    a = mx.sym.var('a')
+    x = mx.sym.exp(a)
+    y = mx.sym.relu(x) + x          # x is read again after relu: relu may not overwrite it
+    value = np.array([-1.0, 0.5, 2.0], dtype=np.float32)
+    exe = y.simple_bind(mx.cpu(), a=(3,), grad_req='null')
+    np.testing.assert_allclose(exe.forward(a=value)[0].asnumpy(),
+                               2 * np.exp(value), rtol=1e-6)
