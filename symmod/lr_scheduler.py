@@ -152,7 +152,32 @@ class MultiFactorScheduler(LRScheduler):
         return self.base_lr
 
 
-class PolyScheduler(LRScheduler):
+class _DecayToFinal(LRScheduler):
+    """After warmup, a decay from ``base_lr`` to ``final_lr`` over the updates up to
+    ``max_update``; constant afterwards. Subclasses give its shape: ``_decay(steps)``, the
+    fraction of ``base_lr - final_lr`` left after ``steps`` updates past warmup."""
+
+    def __init__(self, max_update, base_lr=0.01, final_lr=0,
+                 warmup_steps=0, warmup_begin_lr=0, warmup_mode='linear'):
+        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
+        assert isinstance(max_update, int)
+        if max_update < 1:
+            raise ValueError("maximum number of updates must be strictly positive")
+        self.base_lr_orig = self.base_lr
+        self.max_update = max_update
+        self.final_lr = final_lr
+        self.max_steps = self.max_update - self.warmup_steps
+
+    def __call__(self, num_update):
+        if num_update < self.warmup_steps:
+            return self.get_warmup_lr(num_update)
+        if num_update <= self.max_update:
+            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * \
+                self._decay(num_update - self.warmup_steps)
+        return self.base_lr
+
+
+class PolyScheduler(_DecayToFinal):
     """Polynomial decay from ``base_lr`` to ``final_lr`` over ``max_update`` updates.
 
     After warmup: ``final_lr + (base_lr - final_lr) * (1 - n / max_steps) ** pwr`` with
@@ -170,27 +195,15 @@ class PolyScheduler(LRScheduler):
 
     def __init__(self, max_update, base_lr=0.01, pwr=2, final_lr=0,
                  warmup_steps=0, warmup_begin_lr=0, warmup_mode='linear'):
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        assert isinstance(max_update, int)
-        if max_update < 1:
-            raise ValueError("maximum number of updates must be strictly positive")
+        super().__init__(max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr,
+                         warmup_mode)
         self.power = pwr
-        self.base_lr_orig = self.base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
 
-    def __call__(self, num_update):
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * \
-                pow(1 - float(num_update - self.warmup_steps) / float(self.max_steps),
-                    self.power)
-        return self.base_lr
+    def _decay(self, steps):
+        return pow(1 - float(steps) / float(self.max_steps), self.power)
 
 
-class CosineScheduler(LRScheduler):
+class CosineScheduler(_DecayToFinal):
     """Cosine decay from ``base_lr`` to ``final_lr`` over ``max_update`` updates.
 
     After warmup: ``final_lr + (base_lr - final_lr) * (1 + cos(pi * n / max_steps)) / 2``.
@@ -203,21 +216,5 @@ class CosineScheduler(LRScheduler):
         The last rate.
     """
 
-    def __init__(self, max_update, base_lr=0.01, final_lr=0,
-                 warmup_steps=0, warmup_begin_lr=0, warmup_mode='linear'):
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        assert isinstance(max_update, int)
-        if max_update < 1:
-            raise ValueError("maximum number of updates must be strictly positive")
-        self.base_lr_orig = base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
-
-    def __call__(self, num_update):
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * \
-                (1 + cos(pi * (num_update - self.warmup_steps) / self.max_steps)) / 2
-        return self.base_lr
+    def _decay(self, steps):
+        return (1 + cos(pi * steps / self.max_steps)) / 2

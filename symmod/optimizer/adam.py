@@ -1,22 +1,35 @@
 """The Adam family: Adam, AdamW (decoupled weight decay), Adamax and Nadam."""
 import math
-import os
 
 from ..ndarray import zeros
 from .fused import FusedOptimizer, state_arrays
 from .kernels import dispatch
-from .optimizer import register
+from .optimizer import aggregation_size, register
 
 __all__ = ['Adam', 'AdamW', 'Adamax', 'Nadam']
 
 
-def _two_moments(weight):
-    return (zeros(weight.shape, weight.context, dtype=weight.dtype),
-            zeros(weight.shape, weight.context, dtype=weight.dtype))
+class MomentsOptimizer(FusedOptimizer):
+    """Base of the Adam-like optimizers: decay rates ``beta1`` and ``beta2`` and a state
+    of two moment arrays (zeros like the weight) per parameter."""
+
+    def __init__(self, learning_rate, beta1, beta2, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+
+    def create_state(self, index, weight):
+        return (zeros(weight.shape, weight.context, dtype=weight.dtype),
+                zeros(weight.shape, weight.context, dtype=weight.dtype))
+
+    @staticmethod
+    def _moments(states):
+        """The raw first- and second-moment arrays of ``states``."""
+        return state_arrays(states, 0), state_arrays(states, 1)
 
 
 @register
-class Adam(FusedOptimizer):
+class Adam(MomentsOptimizer):
     """Adam (MXNet's ``adam_update``), with bias correction folded into the rate.
 
     The update at step ``t``::
@@ -39,14 +52,9 @@ class Adam(FusedOptimizer):
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  lazy_update=True, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta1 = beta1
-        self.beta2 = beta2
+        super().__init__(learning_rate, beta1, beta2, **kwargs)
         self.epsilon = epsilon
         self.lazy_update = lazy_update
-
-    def create_state(self, index, weight):
-        return _two_moments(weight)
 
     def _hyper_params(self, indices, weights):
         rows = []
@@ -57,13 +65,13 @@ class Adam(FusedOptimizer):
         return rows
 
     def _launch(self, weights, grads, states, hp, dtype, cache):
-        dispatch.run('adam', [weights, grads, state_arrays(states, 0), state_arrays(states, 1)],
-                     hp, (self.beta1, self.beta2, self.epsilon, self.rescale_grad,
-                          self._clip_arg()), dtype, cache)
+        dispatch.run('adam', [weights, grads, *self._moments(states)], hp,
+                     (self.beta1, self.beta2, self.epsilon, self.rescale_grad,
+                      self._clip_arg()), dtype, cache)
 
 
 @register
-class AdamW(FusedOptimizer):
+class AdamW(MomentsOptimizer):
     """Adam with decoupled weight decay (Loshchilov & Hutter), on ``adamw_update``.
 
     symmod's addition to the 1.9.1 registry, with the semantics of MXNet's fused AdamW
@@ -87,16 +95,10 @@ class AdamW(FusedOptimizer):
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
                  correct_bias=True, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta1 = beta1
-        self.beta2 = beta2
+        super().__init__(learning_rate, beta1, beta2, **kwargs)
         self.epsilon = epsilon
         self.correct_bias = correct_bias
-        self.aggregate_num = max(1, min(50, int(os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE',
-                                                          '4'))))
-
-    def create_state(self, index, weight):
-        return _two_moments(weight)
+        self.aggregate_num = aggregation_size(4, most=50)
 
     def _hyper_params(self, indices, weights):
         rows = []
@@ -111,14 +113,13 @@ class AdamW(FusedOptimizer):
         return rows
 
     def _launch(self, weights, grads, states, hp, dtype, cache):
-        dispatch.run('adamw', [weights, grads, state_arrays(states, 0),
-                               state_arrays(states, 1)], hp,
+        dispatch.run('adamw', [weights, grads, *self._moments(states)], hp,
                      (self.beta1, self.beta2, self.epsilon, self.rescale_grad,
                       self._clip_arg(), self.aggregate_num > 1), dtype, cache)
 
 
 @register
-class Adamax(FusedOptimizer):
+class Adamax(MomentsOptimizer):
     """AdaMax, Adam's infinity-norm variant (written as NDArray code in MXNet).
 
     The update at step ``t``::
@@ -135,26 +136,20 @@ class Adamax(FusedOptimizer):
     """
 
     def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta1 = beta1
-        self.beta2 = beta2
-
-    def create_state(self, index, weight):
-        return _two_moments(weight)
+        super().__init__(learning_rate, beta1, beta2, **kwargs)
 
     def _hyper_params(self, indices, weights):
         return [(lr / (1. - self.beta1 ** t), wd)
                 for lr, wd, t in zip(*self._counted_rates(indices))]
 
     def _launch(self, weights, grads, states, hp, dtype, cache):
-        dispatch.run('adamax', [weights, grads, state_arrays(states, 0),
-                                state_arrays(states, 1)], hp,
+        dispatch.run('adamax', [weights, grads, *self._moments(states)], hp,
                      (self.beta1, 1. - self.beta1, self.beta2, self.rescale_grad,
                       self._clip_arg(truthy=False)), dtype, cache)
 
 
 @register
-class Nadam(FusedOptimizer):
+class Nadam(MomentsOptimizer):
     """Nesterov Adam (written as NDArray code in MXNet).
 
     As in MXNet, the momentum schedule ``m_schedule`` is one number for the whole
@@ -172,15 +167,10 @@ class Nadam(FusedOptimizer):
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  schedule_decay=0.004, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta1 = beta1
-        self.beta2 = beta2
+        super().__init__(learning_rate, beta1, beta2, **kwargs)
         self.epsilon = epsilon
         self.schedule_decay = schedule_decay
         self.m_schedule = 1.
-
-    def create_state(self, index, weight):
-        return _two_moments(weight)
 
     def _hyper_params(self, indices, weights):
         rows = []
@@ -194,8 +184,7 @@ class Nadam(FusedOptimizer):
         return rows
 
     def _launch(self, weights, grads, states, hp, dtype, cache):
-        dispatch.run('nadam', [weights, grads, state_arrays(states, 0),
-                               state_arrays(states, 1)], hp,
+        dispatch.run('nadam', [weights, grads, *self._moments(states)], hp,
                      (self.beta1, 1. - self.beta1, self.beta2, 1. - self.beta2, self.epsilon,
                       self.rescale_grad, self._clip_arg(truthy=False)), dtype, cache)
 

@@ -1,8 +1,6 @@
 """Follow-the-regularized-leader optimizers: Ftrl and FTML."""
-import numpy
-
 from ..ndarray import zeros
-from .fused import FusedOptimizer, state_arrays
+from .fused import FusedOptimizer, one_minus_pow, state_arrays
 from .kernels import dispatch
 from .optimizer import register
 
@@ -39,14 +37,6 @@ class Ftrl(FusedOptimizer):
     def create_state(self, index, weight):
         return (zeros(weight.shape, weight.context),   # z
                 zeros(weight.shape, weight.context))   # n
-
-    def _hyper_params(self, indices, weights):
-        rows = []
-        for index in indices:
-            self._update_count(index)
-            wd = self._get_wd(index)
-            rows.append((self._get_lr(index), wd))
-        return rows
 
     def _launch(self, weights, grads, states, hp, dtype, cache):
         dispatch.run('ftrl', [weights, grads, state_arrays(states, 0), state_arrays(states, 1)],
@@ -86,17 +76,8 @@ class FTML(FusedOptimizer):
                 zeros(weight.shape, weight.context, dtype=weight.dtype))   # z
 
     def _hyper_params(self, indices, weights):
-        rows = []
-        one = numpy.float32(1)
-        for index in indices:
-            self._update_count(index)
-            lr = self._get_lr(index)
-            wd = self._get_wd(index)
-            t = numpy.float32(self._index_update_count[index])
-            # MXNet computes 1 - beta**t inside its kernel, in float32
-            rows.append((lr, wd, one - numpy.float32(self.beta1) ** t,
-                         one - numpy.float32(self.beta2) ** t))
-        return rows
+        return [(lr, wd, one_minus_pow(self.beta1, t), one_minus_pow(self.beta2, t))
+                for lr, wd, t in zip(*self._counted_rates(indices))]
 
     def _launch(self, weights, grads, states, hp, dtype, cache):
         dispatch.run('ftml', [weights, grads, state_arrays(states, 0), state_arrays(states, 1),

@@ -113,6 +113,12 @@ class FusedOptimizer(Optimizer):
             _device.copy_into(weight._data, master._data)
 
 
+def one_minus_pow(beta, t):
+    """``1 - beta**t`` in float32, the way MXNet's kernels compute their bias corrections."""
+    f32 = numpy.float32
+    return f32(1) - f32(beta) ** f32(t)
+
+
 def state_arrays(states, position=None):
     """Raw arrays of one state component across tensors (``position`` into tuples)."""
     if position is None:

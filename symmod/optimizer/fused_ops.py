@@ -12,8 +12,10 @@ import numpy
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, array
 from ..ndarray import device as _device
+from .fused import one_minus_pow
 from .kernels import dispatch
 from .lamb import trust_lrs
+from .lars import lars_rates, sums_of_squares
 
 __all__ = ['sgd_update', 'sgd_mom_update', 'mp_sgd_update', 'mp_sgd_mom_update',
            'nag_mom_update', 'mp_nag_mom_update', 'adam_update', 'rmsprop_update',
@@ -191,8 +193,7 @@ def ftml_update(weight, grad, d, v, z, lr, t, beta1=0.6, beta2=0.999, epsilon=1e
     """FTML step ``t`` (1-based)."""
     _check('ftml_update', weight, grad, d, v, z)
     out = _target(weight, out)
-    f32 = numpy.float32
-    hp = (lr, wd, f32(1) - f32(beta1) ** f32(t), f32(1) - f32(beta2) ** f32(t))
+    hp = (lr, wd, one_minus_pow(beta1, t), one_minus_pow(beta2, t))
     _run('ftml', [out, grad, d, v, z], hp, (beta1, beta2, epsilon, rescale_grad, clip_grad),
          _dtype(weight))
     return out
@@ -261,44 +262,40 @@ def multi_mp_sgd_mom_update(*data, lrs=(), wds=(), momentum=0, rescale_grad=1,
                   (momentum, rescale_grad, clip_gradient, False), num_weights, out, True)
 
 
-def _preloaded(data):
+def _preloaded(multi_update, data, **kwargs):
+    """Call ``multi_update`` with ``lrs`` and ``wds`` taken from the last two NDArrays."""
     if len(data) < 2:
         raise MXNetError('preloaded updates need the lrs and wds arrays as the last inputs')
-    return data[:-2], data[-2].asnumpy(), data[-1].asnumpy()
+    return multi_update(*data[:-2], lrs=data[-2].asnumpy(), wds=data[-1].asnumpy(), **kwargs)
 
 
 def preloaded_multi_sgd_update(*data, rescale_grad=1, clip_gradient=-1, num_weights=1,
                                out=None, name=None):
     """multi_sgd_update with ``lrs`` and ``wds`` given as the last two NDArrays."""
-    arrays, lrs, wds = _preloaded(data)
-    return multi_sgd_update(*arrays, lrs=lrs, wds=wds, rescale_grad=rescale_grad,
-                            clip_gradient=clip_gradient, num_weights=num_weights, out=out)
+    return _preloaded(multi_sgd_update, data, rescale_grad=rescale_grad,
+                      clip_gradient=clip_gradient, num_weights=num_weights, out=out)
 
 
 def preloaded_multi_sgd_mom_update(*data, momentum=0, rescale_grad=1, clip_gradient=-1,
                                    num_weights=1, out=None, name=None):
     """multi_sgd_mom_update with ``lrs`` and ``wds`` given as the last two NDArrays."""
-    arrays, lrs, wds = _preloaded(data)
-    return multi_sgd_mom_update(*arrays, lrs=lrs, wds=wds, momentum=momentum,
-                                rescale_grad=rescale_grad, clip_gradient=clip_gradient,
-                                num_weights=num_weights, out=out)
+    return _preloaded(multi_sgd_mom_update, data, momentum=momentum, rescale_grad=rescale_grad,
+                      clip_gradient=clip_gradient, num_weights=num_weights, out=out)
 
 
 def preloaded_multi_mp_sgd_update(*data, rescale_grad=1, clip_gradient=-1, num_weights=1,
                                   out=None, name=None):
     """multi_mp_sgd_update with ``lrs`` and ``wds`` given as the last two NDArrays."""
-    arrays, lrs, wds = _preloaded(data)
-    return multi_mp_sgd_update(*arrays, lrs=lrs, wds=wds, rescale_grad=rescale_grad,
-                               clip_gradient=clip_gradient, num_weights=num_weights, out=out)
+    return _preloaded(multi_mp_sgd_update, data, rescale_grad=rescale_grad,
+                      clip_gradient=clip_gradient, num_weights=num_weights, out=out)
 
 
 def preloaded_multi_mp_sgd_mom_update(*data, momentum=0, rescale_grad=1, clip_gradient=-1,
                                       num_weights=1, out=None, name=None):
     """multi_mp_sgd_mom_update with ``lrs`` and ``wds`` given as the last two NDArrays."""
-    arrays, lrs, wds = _preloaded(data)
-    return multi_mp_sgd_mom_update(*arrays, lrs=lrs, wds=wds, momentum=momentum,
-                                   rescale_grad=rescale_grad, clip_gradient=clip_gradient,
-                                   num_weights=num_weights, out=out)
+    return _preloaded(multi_mp_sgd_mom_update, data, momentum=momentum,
+                      rescale_grad=rescale_grad, clip_gradient=clip_gradient,
+                      num_weights=num_weights, out=out)
 
 
 def multi_sum_sq(*data, num_arrays=1, out=None, name=None):
@@ -306,29 +303,22 @@ def multi_sum_sq(*data, num_arrays=1, out=None, name=None):
     if len(data) != num_arrays:
         raise MXNetError('multi_sum_sq: num_arrays=%d but %d arrays given'
                          % (num_arrays, len(data)))
-    sums = dispatch.run('sum_sq', [[a._data for a in data]], numpy.zeros((len(data), 1)), ())
-    result = sums[:, 0].astype(numpy.float32)
-    if out is not None:
-        out[:] = result
-        return out
-    return array(result, ctx=data[0].context)
+    return _result(sums_of_squares([a._data for a in data]), out, data[0].context)
 
 
 def multi_lars(lrs, weights_sum_sq, grads_sum_sq, wds, eta, eps, rescale_grad=1, out=None,
                name=None):
     """LARS learning rates: ``lr * eta * |w| / (|g| * rescale_grad + wd * |w| + eps)``."""
-    f32 = numpy.float32
-    lr, w_sq, g_sq, wd = (x.asnumpy().astype(f32) for x in (lrs, weights_sum_sq,
-                                                          grads_sum_sq, wds))
-    w_norm = numpy.sqrt(w_sq)
-    with numpy.errstate(divide='ignore', invalid='ignore'):
-        scaled = lr * f32(eta) * w_norm / (numpy.sqrt(g_sq) * f32(rescale_grad) + wd * w_norm
-                                           + f32(eps))
-    result = numpy.where((w_norm > 0) & (g_sq > 0), scaled, lr).astype(f32)
+    lr, w_sq, g_sq, wd = (x.asnumpy().astype(numpy.float32)
+                          for x in (lrs, weights_sum_sq, grads_sum_sq, wds))
+    return _result(lars_rates(lr, w_sq, g_sq, wd, eta, eps, rescale_grad), out, lrs.context)
+
+
+def _result(values, out, ctx):
     if out is not None:
-        out[:] = result
+        out[:] = values
         return out
-    return array(result, ctx=lrs.context)
+    return array(values, ctx=ctx)
 
 
 # ---- LAMB and AdamW -------------------------------------------------------------------------
@@ -339,8 +329,7 @@ def lamb_update_phase1(weight, grad, mean, var, beta1=0.9, beta2=0.999, epsilon=
     _check('lamb_update_phase1', weight, grad, mean, var)
     if out is None:
         out = NDArray(_device.empty(weight.shape, weight.dtype, weight.context), weight.context)
-    f32 = numpy.float32
-    hp = (wd, f32(1) - f32(beta1) ** f32(t), f32(1) - f32(beta2) ** f32(t))
+    hp = (wd, one_minus_pow(beta1, t), one_minus_pow(beta2, t))
     dispatch.run('lamb1', [[weight._data], [grad._data], [mean._data], [var._data],
                            [out._data]], [hp],
                  (beta1, beta2, epsilon, rescale_grad, clip_gradient, bool(bias_correction),
@@ -360,10 +349,13 @@ def lamb_update_phase2(weight, g, r1, r2, lr, lower_bound=-1, upper_bound=-1, ou
     return out
 
 
-def _scale_value(rescale_grad):
+def _finite_scale(rescale_grad):
+    """``rescale_grad`` as a float (it may be a one-element NDArray), or None when it is 0,
+    NaN or infinite: MXNet's AdamW then skips the update."""
     if isinstance(rescale_grad, NDArray):
-        return float(rescale_grad.asnumpy().reshape(-1)[0])
-    return float(rescale_grad)
+        rescale_grad = rescale_grad.asnumpy().reshape(-1)[0]
+    scale = float(rescale_grad)
+    return scale if math.isfinite(scale) and scale != 0 else None
 
 
 def adamw_update(weight, grad, mean, var, rescale_grad, lr, eta, beta1=0.9, beta2=0.999,
@@ -372,11 +364,10 @@ def adamw_update(weight, grad, mean, var, rescale_grad, lr, eta, beta1=0.9, beta
     NaN or infinite."""
     _check('adamw_update', weight, grad, mean, var)
     out = _target(weight, out)
-    scale = _scale_value(rescale_grad)
-    if not math.isfinite(scale) or scale == 0:
-        return out
-    _run('adamw', [out, grad, mean, var], (lr, wd, eta),
-         (beta1, beta2, epsilon, scale, clip_gradient, False), _dtype(weight))
+    scale = _finite_scale(rescale_grad)
+    if scale is not None:
+        _run('adamw', [out, grad, mean, var], (lr, wd, eta),
+             (beta1, beta2, epsilon, scale, clip_gradient, False), _dtype(weight))
     return out
 
 
@@ -385,10 +376,9 @@ def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, eta, be
     """adamw_update on the float32 master copy ``weight32``; ``out`` gets it rounded."""
     _check('mp_adamw_update', weight, grad, mean, var, weight32)
     out = _target(weight, out)
-    scale = _scale_value(rescale_grad)
-    if not math.isfinite(scale) or scale == 0:
-        return out
-    _run('adamw', [weight32, grad.astype(numpy.float32), mean, var], (lr, wd, eta),
-         (beta1, beta2, epsilon, scale, clip_gradient, False), numpy.float32)
-    _device.copy_into(out._data, weight32._data)
+    scale = _finite_scale(rescale_grad)
+    if scale is not None:
+        _run('adamw', [weight32, grad.astype(numpy.float32), mean, var], (lr, wd, eta),
+             (beta1, beta2, epsilon, scale, clip_gradient, False), numpy.float32)
+        _device.copy_into(out._data, weight32._data)
     return out

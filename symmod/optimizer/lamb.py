@@ -1,12 +1,10 @@
 """LAMB: Adam with a layer-wise trust ratio (You et al.), MXNet's multi_lamb_update."""
-import os
-
 import numpy
 
-from ..ndarray import zeros
-from .fused import FusedOptimizer, state_arrays
+from .adam import MomentsOptimizer
+from .fused import one_minus_pow
 from .kernels import dispatch
-from .optimizer import register
+from .optimizer import aggregation_size, register
 
 __all__ = ['LAMB']
 
@@ -26,7 +24,7 @@ def trust_lrs(lrs, sums, lower_bound, upper_bound):
 
 
 @register
-class LAMB(FusedOptimizer):
+class LAMB(MomentsOptimizer):
     """LAMB: layer-wise adaptive moments for large-batch training.
 
     The update at step ``t``::
@@ -56,34 +54,20 @@ class LAMB(FusedOptimizer):
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
                  lower_bound=None, upper_bound=None, bias_correction=True, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta1 = beta1
-        self.beta2 = beta2
+        super().__init__(learning_rate, beta1, beta2, **kwargs)
         self.epsilon = epsilon
         self.lower_bound = lower_bound
         self.upper_bound = upper_bound
         self.bias_correction = bias_correction
-        self.aggregate_num = max(1, min(45, int(os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE',
-                                                          "45"))))
-
-    def create_state(self, index, weight):
-        return (zeros(weight.shape, weight.context, dtype=weight.dtype),
-                zeros(weight.shape, weight.context, dtype=weight.dtype))
+        self.aggregate_num = aggregation_size(45, most=45)
 
     def _hyper_params(self, indices, weights):
-        rows = []
-        f32 = numpy.float32
-        for index in indices:
-            self._update_count(index)
-            t = f32(self._index_update_count[index])
-            lr = self._get_lr(index)
-            wd = self._get_wd(index)
-            rows.append((lr, wd, f32(1) - f32(self.beta1) ** t, f32(1) - f32(self.beta2) ** t))
-        return rows
+        return [(lr, wd, one_minus_pow(self.beta1, t), one_minus_pow(self.beta2, t))
+                for lr, wd, t in zip(*self._counted_rates(indices))]
 
     def _launch(self, weights, grads, states, hp, dtype, cache):
         hp = numpy.asarray(hp, dtype=numpy.float64)
-        means, variances = state_arrays(states, 0), state_arrays(states, 1)
+        means, variances = self._moments(states)
         sums = dispatch.run('lamb1', [weights, grads, means, variances, grads], hp[:, 1:4],
                             (self.beta1, self.beta2, self.epsilon, self.rescale_grad,
                              self._clip_arg(), bool(self.bias_correction), False),

@@ -1,15 +1,28 @@
 """LARS: SGD with layer-wise adaptive learning rates (You et al.)."""
-import os
-
 import numpy
 
-from ..ndarray import zeros
-from .fused import FusedOptimizer, state_arrays
 from .kernels import dispatch
-from .optimizer import register
-from .sgd import master_copy_state
+from .optimizer import aggregation_size, register
+from .sgd import MomentumSGDBase, sgd_kernel
 
 __all__ = ['LARS']
+
+
+def sums_of_squares(arrays):
+    """The sum of squares of each raw array, as float32 (MXNet's multi_sum_sq)."""
+    sums = dispatch.run('sum_sq', [arrays], numpy.zeros((len(arrays), 1)), ())
+    return sums[:, 0].astype(numpy.float32)
+
+
+def lars_rates(lrs, weights_sum_sq, grads_sum_sq, wds, eta, eps, rescale_grad):
+    """``lr * eta * |w| / (|g| * rescale_grad + wd * |w| + eps)`` in float32, or ``lr``
+    where a norm is 0 (MXNet's multi_lars)."""
+    f32 = numpy.float32
+    w_norm = numpy.sqrt(weights_sum_sq)
+    with numpy.errstate(divide='ignore', invalid='ignore'):
+        scaled = lrs * f32(eta) * w_norm / (numpy.sqrt(grads_sum_sq) * f32(rescale_grad)
+                                            + wds * w_norm + f32(eps))
+    return numpy.where((w_norm > 0) & (grads_sum_sq > 0), scaled, lrs).astype(f32)
 
 
 def _skips_lars(name):
@@ -17,7 +30,7 @@ def _skips_lars(name):
 
 
 @register
-class LARS(FusedOptimizer):
+class LARS(MomentumSGDBase):
     """LARS: momentum SGD whose rate is scaled per layer by ``|w| / |g|``.
 
     For each parameter not named like a bias or a norm (``*gamma``, ``*beta``,
@@ -43,7 +56,7 @@ class LARS(FusedOptimizer):
         Scale the momentum when the global learning rate changes.
     """
 
-    _mp_calls_update = False
+    _decayed_suffixes = ('_weight',)
 
     def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0,
                  momentum_correction=True, **kwargs):
@@ -51,7 +64,7 @@ class LARS(FusedOptimizer):
         self.momentum = momentum
         self.momentum_correction = momentum_correction
         self.lazy_update = lazy_update
-        self.aggregate_num = int(os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', "4"))
+        self.aggregate_num = aggregation_size(4)
         self.eta = eta
         self.eps = eps
         self.skip = 0
@@ -59,45 +72,14 @@ class LARS(FusedOptimizer):
         self.cur_lr = None
 
     def _get_lrs(self, indices):
+        # MXNet's LARS remembers the previous global rate for the momentum correction
         if self.cur_lr is not None:
             self.last_lr = self.cur_lr
-        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        lr = self._base_lr()
         if self.cur_lr is None:
             self.last_lr = lr
         self.cur_lr = lr
-        lrs = [lr for _ in indices]
-        for i, index in enumerate(indices):
-            if index in self.param_dict:
-                lrs[i] *= self.param_dict[index].lr_mult
-            elif index in self.lr_mult:
-                lrs[i] *= self.lr_mult[index]
-            elif index in self.idx2name:
-                lrs[i] *= self.lr_mult.get(self.idx2name[index], 1.0)
-        return lrs
-
-    def set_wd_mult(self, args_wd_mult):
-        """Like :meth:`Optimizer.set_wd_mult`, but only ``*_weight`` names keep decay."""
-        self.wd_mult = {}
-        for name in self.idx2name.values():
-            if not name.endswith('_weight'):
-                self.wd_mult[name] = 0.0
-        if self.sym_info:
-            attr, arg_names = self.sym_info
-            for name in arg_names:
-                if name in attr and '__wd_mult__' in attr[name]:
-                    self.wd_mult[name] = float(attr[name]['__wd_mult__'])
-        self.wd_mult.update(args_wd_mult)
-
-    def create_state_multi_precision(self, index, weight):
-        return master_copy_state(self, index, weight, 'SGD')
-
-    def create_state(self, index, weight):
-        if self.momentum != 0.0:
-            return zeros(weight.shape, weight.context, dtype=weight.dtype)
-        return None
-
-    def _uses_master_copy(self, weight, state):
-        return self.multi_precision and weight.dtype == numpy.float16
+        return self._times_mults([lr] * len(indices), indices, 'lr_mult', self.lr_mult)
 
     def _hyper_params(self, indices, weights):
         # rows: (lr, wd, momentum of the chunk, lars applies); chunks as MXNet's Updater
@@ -123,17 +105,9 @@ class LARS(FusedOptimizer):
         wds = hp[:, 1].astype(numpy.float32)
         lars = numpy.flatnonzero(hp[:, 3])
         if lars.size:
-            w_sq = dispatch.run('sum_sq', [[weights[i] for i in lars]], numpy.zeros((lars.size, 1)),
-                                ()).astype(numpy.float32)[:, 0]
-            g_sq = dispatch.run('sum_sq', [[grads[i] for i in lars]], numpy.zeros((lars.size, 1)),
-                                ()).astype(numpy.float32)[:, 0]
-            w_norm = numpy.sqrt(w_sq)
-            valid = (w_norm > 0) & (g_sq > 0)
-            f32 = numpy.float32
-            scaled = (lrs[lars] * f32(self.eta) * w_norm
-                      / (numpy.sqrt(g_sq) * f32(self.rescale_grad) + wds[lars] * w_norm
-                         + f32(self.eps)))
-            lrs[lars] = numpy.where(valid, scaled, lrs[lars])
+            lrs[lars] = lars_rates(lrs[lars], sums_of_squares([weights[i] for i in lars]),
+                                   sums_of_squares([grads[i] for i in lars]), wds[lars],
+                                   self.eta, self.eps, self.rescale_grad)
         return numpy.stack([lrs, wds], axis=1), hp[:, 2]
 
     def _launch(self, weights, grads, states, hp, dtype, cache, masters=None):
@@ -146,29 +120,12 @@ class LARS(FusedOptimizer):
             while stop < len(weights) and momenta[stop] == momenta[start]:
                 stop += 1
             part = slice(start, stop)
-            ops = [weights[part], grads[part]]
-            if self.momentum > 0:
-                moms = state_arrays(states[part], 0) if masters is not None \
-                    else state_arrays(states[part])
-                ops.append(moms)
-            if masters is not None:
-                ops.append(masters[part])
-            rule = ('mp_' if masters is not None else '') + \
-                ('sgd_mom' if self.momentum > 0 else 'sgd')
-            if self.momentum > 0:
-                scalars = (float(momenta[start]), self.rescale_grad, clip, False)
-                if masters is None:
-                    scalars += (True,)
-            else:
-                scalars = (self.rescale_grad, clip, True)
-            dispatch.run(rule, ops, lr_wd[part], scalars,
-                         numpy.float32 if masters is not None else dtype,
-                         cache and part == slice(0, len(weights)))
+            moms = self._moms(states[part], masters) if self.momentum > 0 else None
+            sgd_kernel(weights[part], grads[part], moms,
+                       None if masters is None else masters[part], lr_wd[part],
+                       float(momenta[start]), self.rescale_grad, clip, dtype,
+                       cache and part == slice(0, len(weights)))
             start = stop
-
-    def _launch_multi_precision(self, weights, grads, states, hp, cache):
-        self._launch([w._data for w in weights], [g._data for g in grads], states, hp,
-                     numpy.float32, cache, masters=state_arrays(states, 1))
 
     def _extra_resume_state(self):
         return {'last_lr': self.last_lr, 'cur_lr': self.cur_lr}

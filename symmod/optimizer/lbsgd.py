@@ -1,7 +1,6 @@
 """LBSGD: large-batch SGD with learning-rate warmup and gradient accumulation."""
 import logging
 import math
-import warnings
 
 import numpy
 
@@ -9,6 +8,7 @@ from ..ndarray import NDArray, array, zeros
 from ..ndarray import device as _device
 from .kernels import dispatch
 from .optimizer import Optimizer, register
+from .sgd import sgd_kernel, warn_fp16
 
 __all__ = ['LBSGD']
 
@@ -81,10 +81,7 @@ class LBSGD(Optimizer):
                 momentum = zeros(weight.shape, weight.context, dtype=numpy.float32)
             return (momentum, master)
         if weight.dtype == numpy.float16 and not self.multi_precision:
-            warnings.warn("Accumulating with float16 in optimizer can lead to "
-                          "poor accuracy or slow convergence. "
-                          "Consider using multi_precision=True option of the "
-                          "SGD optimizer")
+            warn_fp16('SGD')
         if self.momentum != 0.0:
             momentum = zeros(weight.shape, weight.context, dtype=weight.dtype)
         return momentum
@@ -171,22 +168,12 @@ class LBSGD(Optimizer):
     @staticmethod
     def _sgd(weight, grad, state, lr, wd, momentum, rescale, clip):
         """One single-tensor sgd_update / sgd_mom_update (or their mp_ variants)."""
-        dtype = dispatch.compute_dtype(weight.dtype)
-        hp = [(lr, wd)]
+        moms, masters = state, None
         if isinstance(state, (list, tuple)):
-            if state[0] is not None:
-                dispatch.run('mp_sgd_mom', [[weight._data], [grad._data], [state[0]._data],
-                                            [state[1]._data]], hp,
-                             (momentum, rescale, clip, False), numpy.float32)
-            else:
-                dispatch.run('mp_sgd', [[weight._data], [grad._data], [state[1]._data]], hp,
-                             (rescale, clip, False), numpy.float32)
-        elif state is not None:
-            dispatch.run('sgd_mom', [[weight._data], [grad._data], [state._data]], hp,
-                         (momentum, rescale, clip, False, True), dtype)
-        else:
-            dispatch.run('sgd', [[weight._data], [grad._data]], hp, (rescale, clip, False),
-                         dtype)
+            moms, masters = state[0], [state[1]._data]
+        sgd_kernel([weight._data], [grad._data], None if moms is None else [moms._data],
+                   masters, [(lr, wd)], momentum, rescale, clip,
+                   dispatch.compute_dtype(weight.dtype), multi_form=False)
 
     def _extra_resume_state(self):
         return {'cumgrads': [[k, v['cum_grad'], v['num_cums']]

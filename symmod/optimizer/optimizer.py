@@ -9,6 +9,7 @@ Fused optimizers (every built-in one) also implement ``_fused_update(indices, we
 grads, states)``: one call that updates a whole list of parameters with one compiled
 kernel, computing the per-parameter hyper-parameters in the same order MXNet does.
 """
+import os
 import warnings
 
 import numpy
@@ -17,6 +18,13 @@ from ..base import MXNetError
 from ..ndarray import device as _device
 
 __all__ = ['Optimizer', 'register', 'create']
+
+
+def aggregation_size(default, most=None):
+    """How many parameters one aggregated update takes: ``MXNET_OPTIMIZER_AGGREGATION_SIZE``
+    or ``default``, clamped to ``[1, most]`` when ``most`` is given (as MXNet reads it)."""
+    size = int(os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', str(default)))
+    return size if most is None else max(1, min(most, size))
 
 
 class Optimizer:
@@ -54,6 +62,7 @@ class Optimizer:
     0.1
     """
     opt_registry = {}
+    _decayed_suffixes = ('_weight', '_gamma')   # names that keep weight decay
 
     def __init__(self, rescale_grad=1., param_idx2name=None, wd=0.,
                  clip_gradient=None, learning_rate=None,
@@ -143,9 +152,7 @@ class Optimizer:
     @property
     def learning_rate(self):
         """The current learning rate (from the scheduler when there is one)."""
-        if self.lr_scheduler is not None:
-            return self.lr_scheduler(self.num_update)
-        return self.lr
+        return self._base_lr()
 
     def set_learning_rate(self, lr):
         """Set the learning rate; not allowed when an lr_scheduler is in charge.
@@ -178,35 +185,35 @@ class Optimizer:
         args_lr_mult : dict of str or int to float
             Multiplier for each named (or indexed) parameter.
         """
-        self.lr_mult = {}
-        if self.sym_info:
-            attr, arg_names = self.sym_info
-            for name in arg_names:
-                if name in attr and '__lr_mult__' in attr[name]:
-                    self.lr_mult[name] = float(attr[name]['__lr_mult__'])
+        self.lr_mult = self._symbol_mults('__lr_mult__')
         self.lr_mult.update(args_lr_mult)
 
     def set_wd_mult(self, args_wd_mult):
         """Set per-parameter weight-decay multipliers (by name or index).
 
         Every name in ``param_idx2name`` that does not end in ``_weight`` or ``_gamma``
-        gets 0; then the symbol's ``__wd_mult__`` attributes; then ``args_wd_mult``.
+        (LARS: ``_weight``) gets 0; then the symbol's ``__wd_mult__`` attributes; then
+        ``args_wd_mult``.
 
         Parameters
         ----------
         args_wd_mult : dict of str or int to float
             Multiplier for each named (or indexed) parameter.
         """
-        self.wd_mult = {}
-        for name in self.idx2name.values():
-            if not (name.endswith('_weight') or name.endswith('_gamma')):
-                self.wd_mult[name] = 0.0
+        self.wd_mult = {name: 0.0 for name in self.idx2name.values()
+                        if not name.endswith(self._decayed_suffixes)}
+        self.wd_mult.update(self._symbol_mults('__wd_mult__'))
+        self.wd_mult.update(args_wd_mult)
+
+    def _symbol_mults(self, key):
+        """``{argument name: float(attribute key)}`` from the symbol's attributes."""
+        mults = {}
         if self.sym_info:
             attr, arg_names = self.sym_info
             for name in arg_names:
-                if name in attr and '__wd_mult__' in attr[name]:
-                    self.wd_mult[name] = float(attr[name]['__wd_mult__'])
-        self.wd_mult.update(args_wd_mult)
+                if name in attr and key in attr[name]:
+                    mults[name] = float(attr[name][key])
+        return mults
 
     # ---- counts and per-parameter hyper-parameters -----------------------------------------
     def _set_current_context(self, device_id):
@@ -225,21 +232,35 @@ class Optimizer:
             self._index_update_count[idx] += 1
             self.num_update = max(self._index_update_count[idx], self.num_update)
 
+    def _base_lr(self):
+        """The global learning rate now: the scheduler's at ``num_update``, or ``lr``."""
+        if self.lr_scheduler is not None:
+            return self.lr_scheduler(self.num_update)
+        return self.lr
+
+    def _times_mults(self, values, indices, attr, mults):
+        """``values[i]`` times the multiplier of ``indices[i]``, found as MXNet does.
+
+        The multiplier is ``param_dict[index].<attr>`` when there is one, else
+        ``mults[index]``, else ``mults[name]`` for a known name, else 1.
+        """
+        out = list(values)
+        param_dict, idx2name = self.param_dict, self.idx2name
+        if not (param_dict or mults):     # every multiplier is 1
+            return out
+        for i, index in enumerate(indices):
+            if index in param_dict:
+                out[i] *= getattr(param_dict[index], attr)
+            elif index in mults:
+                out[i] *= mults[index]
+            elif index in idx2name:
+                out[i] *= mults.get(idx2name[index], 1.0)
+        return out
+
     def _get_lrs(self, indices):
         """Learning rates for ``indices``: the global rate times each multiplier."""
-        if self.lr_scheduler is not None:
-            lr = self.lr_scheduler(self.num_update)
-        else:
-            lr = self.lr
-        lrs = [lr for _ in indices]
-        for i, index in enumerate(indices):
-            if index in self.param_dict:
-                lrs[i] *= self.param_dict[index].lr_mult
-            elif index in self.lr_mult:
-                lrs[i] *= self.lr_mult[index]
-            elif index in self.idx2name:
-                lrs[i] *= self.lr_mult.get(self.idx2name[index], 1.0)
-        return lrs
+        return self._times_mults([self._base_lr()] * len(indices), indices, 'lr_mult',
+                                 self.lr_mult)
 
     def _get_lr(self, index):
         """The learning rate for one index."""
@@ -247,15 +268,7 @@ class Optimizer:
 
     def _get_wds(self, indices):
         """Weight decays for ``indices`` (0 for non-weights when names are known)."""
-        wds = [self.wd for _ in indices]
-        for i, index in enumerate(indices):
-            if index in self.param_dict:
-                wds[i] *= self.param_dict[index].wd_mult
-            elif index in self.wd_mult:
-                wds[i] *= self.wd_mult[index]
-            elif index in self.idx2name:
-                wds[i] *= self.wd_mult.get(self.idx2name[index], 1.0)
-        return wds
+        return self._times_mults([self.wd] * len(indices), indices, 'wd_mult', self.wd_mult)
 
     def _get_wd(self, index):
         """The weight decay for one index."""
@@ -267,7 +280,7 @@ class Optimizer:
         With ``chunk=1`` this equals ``_update_count(i)``, ``_get_lr(i)``, ``_get_wd(i)``
         for each index in turn (MXNet's per-index updates); with ``chunk=n`` the indices
         are counted n at a time before their rates are read (MXNet's aggregated updates).
-        It avoids a Python call per lookup: this runs for every parameter at every step.
+        It avoids Python calls per index: this runs for every parameter at every step.
         """
         if (type(self)._get_lrs is not Optimizer._get_lrs
                 or type(self)._get_wds is not Optimizer._get_wds):
@@ -275,7 +288,8 @@ class Optimizer:
         table = self._index_update_count
         begin = self.begin_num_update
         sched = self.lr_scheduler
-        lrs, wds, counts = [], [], []
+        base_lrs = [self.lr] * len(indices) if sched is None else []
+        counts = []
         for start in range(0, len(indices), chunk):
             part = indices[start:start + chunk]
             for index in part:
@@ -284,25 +298,11 @@ class Optimizer:
                 if count > self.num_update:
                     self.num_update = count
             counts.extend([table[index] for index in part])
-            base_lr = sched(self.num_update) if sched is not None else self.lr
-            for index in part:
-                lr, wd = base_lr, self.wd
-                if index in self.param_dict:
-                    lr *= self.param_dict[index].lr_mult
-                    wd *= self.param_dict[index].wd_mult
-                else:
-                    name = self.idx2name.get(index)
-                    if index in self.lr_mult:
-                        lr *= self.lr_mult[index]
-                    elif name is not None:
-                        lr *= self.lr_mult.get(name, 1.0)
-                    if index in self.wd_mult:
-                        wd *= self.wd_mult[index]
-                    elif name is not None:
-                        wd *= self.wd_mult.get(name, 1.0)
-                lrs.append(lr)
-                wds.append(wd)
-        return lrs, wds, counts
+            if sched is not None:   # the rate of this chunk: after counting it
+                base_lrs.extend([sched(self.num_update)] * len(part))
+        return (self._times_mults(base_lrs, indices, 'lr_mult', self.lr_mult),
+                self._times_mults([self.wd] * len(indices), indices, 'wd_mult', self.wd_mult),
+                counts)
 
     def _counted_rates_by_calls(self, indices, chunk):
         """:meth:`_counted_rates` through the (possibly overridden) lookup methods."""

@@ -4,8 +4,11 @@ SGD follows MXNet's aggregated path (``multi_sgd_update`` / ``multi_sgd_mom_upda
 which its Updater uses for dense arrays): parameters are grouped by dtype and their
 counts and learning rates advance in chunks of ``MXNET_OPTIMIZER_AGGREGATION_SIZE``
 (default 4). NAG updates per index with ``nag_mom_update``.
+
+:class:`MomentumSGDBase` holds what SGD, NAG and LARS share: the momentum state, the
+float32 master copy of float16 weights, and the choice among MXNet's sgd / sgd_mom /
+nag_mom kernels and their ``mp_`` variants (:func:`sgd_kernel`).
 """
-import os
 import warnings
 from collections import OrderedDict
 
@@ -14,30 +17,81 @@ import numpy
 from ..ndarray import zeros
 from .fused import FusedOptimizer, state_arrays
 from .kernels import dispatch
-from .optimizer import register
+from .optimizer import aggregation_size, register
 
 __all__ = ['SGD', 'ccSGD', 'NAG']
 
 
-def _warn_fp16(name):
+def sgd_kernel(weights, grads, moms, masters, hp, momentum, rescale, clip, dtype,
+               cache=False, nesterov=False, multi_form=True):
+    """One call of MXNet's SGD update kernels on raw arrays.
+
+    ``sgd_update`` without momentum arrays (``moms`` None), ``sgd_mom_update`` or
+    ``nag_mom_update`` (``nesterov``) with them; the ``mp_`` variant, in float32, when
+    float32 ``masters`` are given. ``multi_form`` picks multi_sgd_update's arithmetic
+    for the plain step. ``hp`` rows are ``(lr, wd)``.
+    """
+    ops = [weights, grads]
+    if moms is None:
+        rule, scalars = 'sgd', (rescale, clip, multi_form)
+    else:
+        rule, scalars = 'sgd_mom', (momentum, rescale, clip, nesterov)
+        ops.append(moms)
+    if masters is not None:
+        rule, dtype = 'mp_' + rule, numpy.float32
+        ops.append(masters)
+    elif moms is not None:
+        scalars += (True,)      # in_place: the weight is its own output (NAG reads it)
+    dispatch.run(rule, ops, hp, scalars, dtype, cache)
+
+
+def warn_fp16(name):
+    """MXNet's warning for float16 weights updated without multi_precision."""
     warnings.warn("Accumulating with float16 in optimizer can lead to "
                   "poor accuracy or slow convergence. "
                   "Consider using multi_precision=True option of the "
                   "%s optimizer" % name)
 
 
-def master_copy_state(optimizer, index, weight, name):
-    """State layout of SGD-like optimizers: ``(momentum or None, float32 master weight)``."""
-    if optimizer.multi_precision and weight.dtype == numpy.float16:
-        master = weight.astype(numpy.float32)
-        return (optimizer.create_state(index, master), master)
-    if weight.dtype == numpy.float16 and not optimizer.multi_precision:
-        _warn_fp16(name)
-    return optimizer.create_state(index, weight)
+class MomentumSGDBase(FusedOptimizer):
+    """Base of SGD, NAG and LARS: a momentum state and kernel-side mixed precision.
+
+    The state of a weight is its momentum (None when ``momentum`` is 0); with
+    ``multi_precision`` a float16 weight's state is ``(momentum, float32 master)``,
+    which the ``mp_`` kernels update and round back in one pass.
+    """
+
+    _mp_calls_update = False
+    _fp16_warning_name = 'SGD'
+
+    def create_state_multi_precision(self, index, weight):
+        if self.multi_precision and weight.dtype == numpy.float16:
+            master = weight.astype(numpy.float32)
+            return (self.create_state(index, master), master)
+        if weight.dtype == numpy.float16 and not self.multi_precision:
+            warn_fp16(self._fp16_warning_name)
+        return self.create_state(index, weight)
+
+    def create_state(self, index, weight):
+        if self.momentum != 0.0:
+            return zeros(weight.shape, weight.context, dtype=weight.dtype)
+        return None
+
+    def _uses_master_copy(self, weight, state):
+        return self.multi_precision and weight.dtype == numpy.float16
+
+    def _launch_multi_precision(self, weights, grads, states, hp, cache):
+        self._launch([w._data for w in weights], [g._data for g in grads], states, hp,
+                     numpy.float32, cache, masters=state_arrays(states, 1))
+
+    @staticmethod
+    def _moms(states, masters):
+        """The raw momentum arrays: the states, or their first items beside master copies."""
+        return state_arrays(states) if masters is None else state_arrays(states, 0)
 
 
 @register
-class SGD(FusedOptimizer):
+class SGD(MomentumSGDBase):
     """Stochastic gradient descent with momentum and weight decay.
 
     The update (MXNet's ``sgd_mom_update``)::
@@ -63,21 +117,11 @@ class SGD(FusedOptimizer):
     >>> upd(0, g, w)
     """
 
-    _mp_calls_update = False
-
     def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
         super().__init__(**kwargs)
         self.momentum = momentum
         self.lazy_update = lazy_update
-        self.aggregate_num = int(os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', "4"))
-
-    def create_state_multi_precision(self, index, weight):
-        return master_copy_state(self, index, weight, 'SGD')
-
-    def create_state(self, index, weight):
-        if self.momentum != 0.0:
-            return zeros(weight.shape, weight.context, dtype=weight.dtype)
-        return None
+        self.aggregate_num = aggregation_size(4)
 
     def _hyper_params(self, indices, weights):
         # MXNet's Updater groups by dtype, then counts and reads lrs chunk by chunk.
@@ -94,29 +138,10 @@ class SGD(FusedOptimizer):
                 rows[p] = (lr, wd)
         return rows
 
-    def _uses_master_copy(self, weight, state):
-        return self.multi_precision and weight.dtype == numpy.float16
-
-    def _launch(self, weights, grads, states, hp, dtype, cache):
-        clip = self._clip_arg()
-        if self.momentum > 0:
-            dispatch.run('sgd_mom', [weights, grads, state_arrays(states)], hp,
-                         (self.momentum, self.rescale_grad, clip, False, True), dtype, cache)
-        else:
-            dispatch.run('sgd', [weights, grads], hp, (self.rescale_grad, clip, True),
-                         dtype, cache)
-
-    def _launch_multi_precision(self, weights, grads, states, hp, cache):
-        raw_w = [w._data for w in weights]
-        raw_g = [g._data for g in grads]
-        masters = state_arrays(states, 1)
-        clip = self._clip_arg()
-        if self.momentum > 0:
-            dispatch.run('mp_sgd_mom', [raw_w, raw_g, state_arrays(states, 0), masters], hp,
-                         (self.momentum, self.rescale_grad, clip, False), numpy.float32, cache)
-        else:
-            dispatch.run('mp_sgd', [raw_w, raw_g, masters], hp,
-                         (self.rescale_grad, clip, True), numpy.float32, cache)
+    def _launch(self, weights, grads, states, hp, dtype, cache, masters=None):
+        moms = self._moms(states, masters) if self.momentum > 0 else None
+        sgd_kernel(weights, grads, moms, masters, hp, self.momentum, self.rescale_grad,
+                   self._clip_arg(), dtype, cache)
 
 
 @register
@@ -125,7 +150,7 @@ class ccSGD(SGD):  # pylint: disable=invalid-name
 
 
 @register
-class NAG(FusedOptimizer):
+class NAG(MomentumSGDBase):
     """Nesterov accelerated gradient (MXNet's ``nag_mom_update``).
 
     The update::
@@ -144,39 +169,17 @@ class NAG(FusedOptimizer):
         Update a float32 master copy of float16 weights.
     """
 
-    _mp_calls_update = False
+    _fp16_warning_name = 'NAG'
+    # MXNet's NAG also asks for a (momentum, master) tuple before using the master copy
+    _uses_master_copy = FusedOptimizer._uses_master_copy
 
     def __init__(self, momentum=0.0, **kwargs):
         super().__init__(**kwargs)
         self.momentum = momentum
 
-    def create_state_multi_precision(self, index, weight):
-        return master_copy_state(self, index, weight, 'NAG')
-
-    def create_state(self, index, weight):
-        if self.momentum != 0.0:
-            return zeros(weight.shape, weight.context, dtype=weight.dtype)
-        return None
-
-    def _scalars(self):
-        return (self.momentum if self.momentum > 0 else 0.0, self.rescale_grad,
-                self._clip_arg(), True)
-
-    def _launch(self, weights, grads, states, hp, dtype, cache):
-        if states[0] is not None:
-            dispatch.run('sgd_mom', [weights, grads, state_arrays(states)], hp,
-                         self._scalars() + (True,), dtype, cache)
-        else:
-            dispatch.run('sgd', [weights, grads], hp,
-                         (self.rescale_grad, self._clip_arg(), False), dtype, cache)
-
-    def _launch_multi_precision(self, weights, grads, states, hp, cache):
-        raw_w = [w._data for w in weights]
-        raw_g = [g._data for g in grads]
-        masters = state_arrays(states, 1)
-        if states[0][0] is not None:
-            dispatch.run('mp_sgd_mom', [raw_w, raw_g, state_arrays(states, 0), masters], hp,
-                         self._scalars(), numpy.float32, cache)
-        else:
-            dispatch.run('mp_sgd', [raw_w, raw_g, masters], hp,
-                         (self.rescale_grad, self._clip_arg(), False), numpy.float32, cache)
+    def _launch(self, weights, grads, states, hp, dtype, cache, masters=None):
+        first = states[0] if masters is None else states[0][0]
+        moms = self._moms(states, masters) if first is not None else None
+        sgd_kernel(weights, grads, moms, masters, hp,
+                   self.momentum if self.momentum > 0 else 0.0, self.rescale_grad,
+                   self._clip_arg(), dtype, cache, nesterov=True, multi_form=False)

@@ -31,12 +31,7 @@ class SGLD(FusedOptimizer):
         return None
 
     def _hyper_params(self, indices, weights):
-        rows = []
-        for index in indices:
-            self._update_count(index)
-            lr = self._get_lr(index)
-            rows.append((lr / 2, self._get_wd(index), math.sqrt(lr)))
-        return rows
+        return [(lr / 2, wd, math.sqrt(lr)) for lr, wd, _ in zip(*self._counted_rates(indices))]
 
     def _noise_buffers(self, weights, dtype):
         """Standard-normal noise for raw weight arrays, one reused buffer per weight."""

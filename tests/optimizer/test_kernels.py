@@ -239,3 +239,16 @@ def test_rules_stay_in_float32(name):
     result = compiled.nopython_signatures[0].return_type
     outputs = result.types if isinstance(result, types.BaseTuple) else (result,)
     assert all(t == types.float32 for t in outputs), result
+
+
+@pytest.mark.parametrize('parallel', [False, True])
+@pytest.mark.parametrize('clip', [-1.0, 0.3])
+def test_group_adagrad_rows_match_reference(parallel, clip, monkeypatch):
+    if parallel:
+        monkeypatch.setattr(dispatch, 'PARALLEL_MIN', 0)
+    w, g = rand((6, 5)), rand((6, 5), low=-2, high=2)
+    hist = rand((6, 1), low=0.1)
+    expected_w, expected_h = ref.group_adagrad(w, g, hist, 0.1, 1e-5, 0.5, clip)
+    dispatch.group_adagrad(w, g, hist, 0.1, 1e-5, 0.5, clip)
+    np.testing.assert_allclose(hist, expected_h, rtol=1e-6)
+    np.testing.assert_allclose(w, expected_w, rtol=1e-5, atol=1e-6)

@@ -1,43 +1,31 @@
 """CPU kernels for the adaptive-rate rules and the optimizers MXNet writes in NDArray code.
 
 Same layout as :mod:`.cpu` (typed lists of flat arrays, a chunk table, per-tensor
-hyper-parameters ``hp[k]``; a serial and a parallel driver per rule).
+hyper-parameters ``hp[k]``; a chunk function, a serial and a parallel driver per rule).
 """
-import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from . import rules
+from .cpu import inline_rule, parallel_kernel, serial_kernel
 from .half import load, store
 
-
-def _rule(fn):
-    return njit(cache=True, error_model='numpy', inline='always')(fn)
-
-
-def _kernel(fn):
-    return njit(cache=True, error_model='numpy')(fn)
-
-
-def _parallel(fn):
-    return njit(cache=True, error_model='numpy', parallel=True)(fn)
-
-
-_rmsprop = _rule(rules.rmsprop)
-_rmspropalex = _rule(rules.rmspropalex)
-_adagrad = _rule(rules.adagrad)
-_adadelta = _rule(rules.adadelta)
-_ftrl = _rule(rules.ftrl)
-_ftml = _rule(rules.ftml)
-_dcasgd = _rule(rules.dcasgd)
-_sgld = _rule(rules.sgld)
-_plain_step = _rule(rules.plain_step)
-_clip = _rule(rules.clip)
+_rmsprop = inline_rule(rules.rmsprop)
+_rmspropalex = inline_rule(rules.rmspropalex)
+_adagrad = inline_rule(rules.adagrad)
+_adadelta = inline_rule(rules.adadelta)
+_ftrl = inline_rule(rules.ftrl)
+_ftml = inline_rule(rules.ftml)
+_dcasgd = inline_rule(rules.dcasgd)
+_sgld = inline_rule(rules.sgld)
+_plain_step = inline_rule(rules.plain_step)
+_group_adagrad_row = serial_kernel(rules.group_adagrad_row)
 
 
 # ---- RMSProp: w, g, n; hp = (lr, wd) ---------------------------------------------------------
-@_kernel
-def _rmsprop_chunk(k, lo, hi, ws, gs, ns, hp, gamma1, epsilon, rescale, clip_gradient,
+@serial_kernel
+def _rmsprop_chunk(c, table, ws, gs, ns, hp, gamma1, epsilon, rescale, clip_gradient,
                    clip_weights):
+    k, lo, hi = table[c, 0], table[c, 1], table[c, 2]
     w, g, n, lr, wd = ws[k][lo:hi], gs[k][lo:hi], ns[k][lo:hi], hp[k, 0], hp[k, 1]
     for i in range(hi - lo):
         new_w, new_n = _rmsprop(load(w, i), load(g, i), load(n, i), lr, wd, gamma1, epsilon,
@@ -46,25 +34,27 @@ def _rmsprop_chunk(k, lo, hi, ws, gs, ns, hp, gamma1, epsilon, rescale, clip_gra
         store(w, i, new_w)
 
 
-@_kernel
-def rmsprop_serial(table, ws, gs, ns, hp, gamma1, epsilon, rescale, clip_gradient, clip_weights):
+@serial_kernel
+def rmsprop_serial(table, ws, gs, ns, hp, gamma1, epsilon, rescale, clip_gradient,
+                   clip_weights):
     for c in range(table.shape[0]):
-        _rmsprop_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, ns, hp, gamma1, epsilon,
-                       rescale, clip_gradient, clip_weights)
+        _rmsprop_chunk(c, table, ws, gs, ns, hp, gamma1, epsilon, rescale, clip_gradient,
+                       clip_weights)
 
 
-@_parallel
+@parallel_kernel
 def rmsprop_parallel(table, ws, gs, ns, hp, gamma1, epsilon, rescale, clip_gradient,
                      clip_weights):
     for c in prange(table.shape[0]):
-        _rmsprop_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, ns, hp, gamma1, epsilon,
-                       rescale, clip_gradient, clip_weights)
+        _rmsprop_chunk(c, table, ws, gs, ns, hp, gamma1, epsilon, rescale, clip_gradient,
+                       clip_weights)
 
 
 # ---- centered RMSProp: w, g, n, g_avg, delta; hp = (lr, wd) -----------------------------------
-@_kernel
-def _rmspropalex_chunk(k, lo, hi, ws, gs, ns, gas, ds, hp, gamma1, gamma2, epsilon, rescale,
+@serial_kernel
+def _rmspropalex_chunk(c, table, ws, gs, ns, gas, ds, hp, gamma1, gamma2, epsilon, rescale,
                        clip_gradient, clip_weights):
+    k, lo, hi = table[c, 0], table[c, 1], table[c, 2]
     w, g, n, ga, d = ws[k][lo:hi], gs[k][lo:hi], ns[k][lo:hi], gas[k][lo:hi], ds[k][lo:hi]
     lr, wd = hp[k, 0], hp[k, 1]
     for i in range(hi - lo):
@@ -78,25 +68,26 @@ def _rmspropalex_chunk(k, lo, hi, ws, gs, ns, gas, ds, hp, gamma1, gamma2, epsil
         store(w, i, new_w)
 
 
-@_kernel
+@serial_kernel
 def rmspropalex_serial(table, ws, gs, ns, gas, ds, hp, gamma1, gamma2, epsilon, rescale,
                        clip_gradient, clip_weights):
     for c in range(table.shape[0]):
-        _rmspropalex_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, ns, gas, ds, hp,
-                           gamma1, gamma2, epsilon, rescale, clip_gradient, clip_weights)
+        _rmspropalex_chunk(c, table, ws, gs, ns, gas, ds, hp, gamma1, gamma2, epsilon, rescale,
+                           clip_gradient, clip_weights)
 
 
-@_parallel
+@parallel_kernel
 def rmspropalex_parallel(table, ws, gs, ns, gas, ds, hp, gamma1, gamma2, epsilon, rescale,
                          clip_gradient, clip_weights):
     for c in prange(table.shape[0]):
-        _rmspropalex_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, ns, gas, ds, hp,
-                           gamma1, gamma2, epsilon, rescale, clip_gradient, clip_weights)
+        _rmspropalex_chunk(c, table, ws, gs, ns, gas, ds, hp, gamma1, gamma2, epsilon, rescale,
+                           clip_gradient, clip_weights)
 
 
 # ---- AdaGrad: w, g, history; hp = (lr, wd) ------------------------------------------------
-@_kernel
-def _adagrad_chunk(k, lo, hi, ws, gs, hs, hp, epsilon, rescale, clip_gradient):
+@serial_kernel
+def _adagrad_chunk(c, table, ws, gs, hs, hp, epsilon, rescale, clip_gradient):
+    k, lo, hi = table[c, 0], table[c, 1], table[c, 2]
     w, g, h, lr, wd = ws[k][lo:hi], gs[k][lo:hi], hs[k][lo:hi], hp[k, 0], hp[k, 1]
     for i in range(hi - lo):
         new_w, new_h = _adagrad(load(w, i), load(g, i), load(h, i), lr, wd, epsilon, rescale,
@@ -105,24 +96,23 @@ def _adagrad_chunk(k, lo, hi, ws, gs, hs, hp, epsilon, rescale, clip_gradient):
         store(w, i, new_w)
 
 
-@_kernel
+@serial_kernel
 def adagrad_serial(table, ws, gs, hs, hp, epsilon, rescale, clip_gradient):
     for c in range(table.shape[0]):
-        _adagrad_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, hs, hp, epsilon, rescale,
-                       clip_gradient)
+        _adagrad_chunk(c, table, ws, gs, hs, hp, epsilon, rescale, clip_gradient)
 
 
-@_parallel
+@parallel_kernel
 def adagrad_parallel(table, ws, gs, hs, hp, epsilon, rescale, clip_gradient):
     for c in prange(table.shape[0]):
-        _adagrad_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, hs, hp, epsilon, rescale,
-                       clip_gradient)
+        _adagrad_chunk(c, table, ws, gs, hs, hp, epsilon, rescale, clip_gradient)
 
 
 # ---- AdaDelta: w, g (rescaled in place, as MXNet), acc_g, acc_delta; hp = (wd,) -------------
-@_kernel
-def _adadelta_chunk(k, lo, hi, ws, gs, ags, ads, hp, rho, one_minus_rho, epsilon, rescale,
+@serial_kernel
+def _adadelta_chunk(c, table, ws, gs, ags, ads, hp, rho, one_minus_rho, epsilon, rescale,
                     clip_gradient):
+    k, lo, hi = table[c, 0], table[c, 1], table[c, 2]
     w, g, ag, ad, wd = ws[k][lo:hi], gs[k][lo:hi], ags[k][lo:hi], ads[k][lo:hi], hp[k, 0]
     for i in range(hi - lo):
         new_w, new_g, new_ag, new_ad = _adadelta(load(w, i), load(g, i), load(ag, i),
@@ -134,25 +124,26 @@ def _adadelta_chunk(k, lo, hi, ws, gs, ags, ads, hp, rho, one_minus_rho, epsilon
         store(w, i, new_w)
 
 
-@_kernel
+@serial_kernel
 def adadelta_serial(table, ws, gs, ags, ads, hp, rho, one_minus_rho, epsilon, rescale,
                     clip_gradient):
     for c in range(table.shape[0]):
-        _adadelta_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, ags, ads, hp, rho,
-                        one_minus_rho, epsilon, rescale, clip_gradient)
+        _adadelta_chunk(c, table, ws, gs, ags, ads, hp, rho, one_minus_rho, epsilon, rescale,
+                        clip_gradient)
 
 
-@_parallel
+@parallel_kernel
 def adadelta_parallel(table, ws, gs, ags, ads, hp, rho, one_minus_rho, epsilon, rescale,
                       clip_gradient):
     for c in prange(table.shape[0]):
-        _adadelta_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, ags, ads, hp, rho,
-                        one_minus_rho, epsilon, rescale, clip_gradient)
+        _adadelta_chunk(c, table, ws, gs, ags, ads, hp, rho, one_minus_rho, epsilon, rescale,
+                        clip_gradient)
 
 
 # ---- Ftrl: w, g, z, n; hp = (lr, wd) ---------------------------------------------------------
-@_kernel
-def _ftrl_chunk(k, lo, hi, ws, gs, zs, ns, hp, lamda1, beta, rescale, clip_gradient):
+@serial_kernel
+def _ftrl_chunk(c, table, ws, gs, zs, ns, hp, lamda1, beta, rescale, clip_gradient):
+    k, lo, hi = table[c, 0], table[c, 1], table[c, 2]
     w, g, z, n, lr, wd = ws[k][lo:hi], gs[k][lo:hi], zs[k][lo:hi], ns[k][lo:hi], hp[k, 0], hp[k, 1]
     for i in range(hi - lo):
         new_w, new_z, new_n = _ftrl(load(w, i), load(g, i), load(z, i), load(n, i), lr, wd,
@@ -162,23 +153,22 @@ def _ftrl_chunk(k, lo, hi, ws, gs, zs, ns, hp, lamda1, beta, rescale, clip_gradi
         store(w, i, new_w)
 
 
-@_kernel
+@serial_kernel
 def ftrl_serial(table, ws, gs, zs, ns, hp, lamda1, beta, rescale, clip_gradient):
     for c in range(table.shape[0]):
-        _ftrl_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, zs, ns, hp, lamda1, beta,
-                    rescale, clip_gradient)
+        _ftrl_chunk(c, table, ws, gs, zs, ns, hp, lamda1, beta, rescale, clip_gradient)
 
 
-@_parallel
+@parallel_kernel
 def ftrl_parallel(table, ws, gs, zs, ns, hp, lamda1, beta, rescale, clip_gradient):
     for c in prange(table.shape[0]):
-        _ftrl_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, zs, ns, hp, lamda1, beta,
-                    rescale, clip_gradient)
+        _ftrl_chunk(c, table, ws, gs, zs, ns, hp, lamda1, beta, rescale, clip_gradient)
 
 
 # ---- FTML: w, g, d, v, z; hp = (lr, wd, 1 - beta1**t, 1 - beta2**t) ----------------------------
-@_kernel
-def _ftml_chunk(k, lo, hi, ws, gs, ds, vs, zs, hp, beta1, beta2, epsilon, rescale, clip_grad):
+@serial_kernel
+def _ftml_chunk(c, table, ws, gs, ds, vs, zs, hp, beta1, beta2, epsilon, rescale, clip_grad):
+    k, lo, hi = table[c, 0], table[c, 1], table[c, 2]
     w, g, d, v, z = ws[k][lo:hi], gs[k][lo:hi], ds[k][lo:hi], vs[k][lo:hi], zs[k][lo:hi]
     lr, wd, omb1t, omb2t = hp[k, 0], hp[k, 1], hp[k, 2], hp[k, 3]
     for i in range(hi - lo):
@@ -191,24 +181,23 @@ def _ftml_chunk(k, lo, hi, ws, gs, ds, vs, zs, hp, beta1, beta2, epsilon, rescal
         store(w, i, new_w)
 
 
-@_kernel
+@serial_kernel
 def ftml_serial(table, ws, gs, ds, vs, zs, hp, beta1, beta2, epsilon, rescale, clip_grad):
     for c in range(table.shape[0]):
-        _ftml_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, ds, vs, zs, hp, beta1, beta2,
-                    epsilon, rescale, clip_grad)
+        _ftml_chunk(c, table, ws, gs, ds, vs, zs, hp, beta1, beta2, epsilon, rescale, clip_grad)
 
 
-@_parallel
+@parallel_kernel
 def ftml_parallel(table, ws, gs, ds, vs, zs, hp, beta1, beta2, epsilon, rescale, clip_grad):
     for c in prange(table.shape[0]):
-        _ftml_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, ds, vs, zs, hp, beta1, beta2,
-                    epsilon, rescale, clip_grad)
+        _ftml_chunk(c, table, ws, gs, ds, vs, zs, hp, beta1, beta2, epsilon, rescale, clip_grad)
 
 
 # ---- DCASGD: w, g, previous weight, momentum; hp = (lr, wd) ---------------------------------
-@_kernel
-def _dcasgd_chunk(k, lo, hi, ws, gs, ps, ms, hp, momentum, lamda, rescale, clip_gradient,
+@serial_kernel
+def _dcasgd_chunk(c, table, ws, gs, ps, ms, hp, momentum, lamda, rescale, clip_gradient,
                   has_mom):
+    k, lo, hi = table[c, 0], table[c, 1], table[c, 2]
     w, g, p, m, lr, wd = ws[k][lo:hi], gs[k][lo:hi], ps[k][lo:hi], ms[k][lo:hi], hp[k, 0], hp[k, 1]
     for i in range(hi - lo):
         mi = load(m, i) if has_mom else load(w, i)
@@ -220,24 +209,25 @@ def _dcasgd_chunk(k, lo, hi, ws, gs, ps, ms, hp, momentum, lamda, rescale, clip_
         store(w, i, new_w)
 
 
-@_kernel
+@serial_kernel
 def dcasgd_serial(table, ws, gs, ps, ms, hp, momentum, lamda, rescale, clip_gradient, has_mom):
     for c in range(table.shape[0]):
-        _dcasgd_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, ps, ms, hp, momentum,
-                      lamda, rescale, clip_gradient, has_mom)
+        _dcasgd_chunk(c, table, ws, gs, ps, ms, hp, momentum, lamda, rescale, clip_gradient,
+                      has_mom)
 
 
-@_parallel
+@parallel_kernel
 def dcasgd_parallel(table, ws, gs, ps, ms, hp, momentum, lamda, rescale, clip_gradient,
                     has_mom):
     for c in prange(table.shape[0]):
-        _dcasgd_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, ps, ms, hp, momentum,
-                      lamda, rescale, clip_gradient, has_mom)
+        _dcasgd_chunk(c, table, ws, gs, ps, ms, hp, momentum, lamda, rescale, clip_gradient,
+                      has_mom)
 
 
 # ---- SGLD: w, g, standard-normal noise; hp = (lr / 2, wd, sqrt(lr)) ----------------------------
-@_kernel
-def _sgld_chunk(k, lo, hi, ws, gs, zs, hp, rescale, clip_gradient):
+@serial_kernel
+def _sgld_chunk(c, table, ws, gs, zs, hp, rescale, clip_gradient):
+    k, lo, hi = table[c, 0], table[c, 1], table[c, 2]
     w, g, z = ws[k][lo:hi], gs[k][lo:hi], zs[k][lo:hi]
     half_lr, wd, scale = hp[k, 0], hp[k, 1], hp[k, 2]
     for i in range(hi - lo):
@@ -245,23 +235,22 @@ def _sgld_chunk(k, lo, hi, ws, gs, zs, hp, rescale, clip_gradient):
                           clip_gradient))
 
 
-@_kernel
+@serial_kernel
 def sgld_serial(table, ws, gs, zs, hp, rescale, clip_gradient):
     for c in range(table.shape[0]):
-        _sgld_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, zs, hp, rescale,
-                    clip_gradient)
+        _sgld_chunk(c, table, ws, gs, zs, hp, rescale, clip_gradient)
 
 
-@_parallel
+@parallel_kernel
 def sgld_parallel(table, ws, gs, zs, hp, rescale, clip_gradient):
     for c in prange(table.shape[0]):
-        _sgld_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, zs, hp, rescale,
-                    clip_gradient)
+        _sgld_chunk(c, table, ws, gs, zs, hp, rescale, clip_gradient)
 
 
 # ---- the 'test' optimizer: w += rescale * g; state = w ---------------------------------------
-@_kernel
-def _plain_chunk(k, lo, hi, ws, gs, ss, rescale):
+@serial_kernel
+def _plain_chunk(c, table, ws, gs, ss, rescale):
+    k, lo, hi = table[c, 0], table[c, 1], table[c, 2]
     w, g, s = ws[k][lo:hi], gs[k][lo:hi], ss[k][lo:hi]
     for i in range(hi - lo):
         new_w = _plain_step(load(w, i), load(g, i), rescale)
@@ -269,47 +258,29 @@ def _plain_chunk(k, lo, hi, ws, gs, ss, rescale):
         store(s, i, load(w, i))
 
 
-@_kernel
+@serial_kernel
 def plain_serial(table, ws, gs, ss, hp, rescale):  # hp: unused, uniform signature
     for c in range(table.shape[0]):
-        _plain_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, ss, rescale)
+        _plain_chunk(c, table, ws, gs, ss, rescale)
 
 
-@_parallel
+@parallel_kernel
 def plain_parallel(table, ws, gs, ss, hp, rescale):
     for c in prange(table.shape[0]):
-        _plain_chunk(table[c, 0], table[c, 1], table[c, 2], ws, gs, ss, rescale)
+        _plain_chunk(c, table, ws, gs, ss, rescale)
 
 
-# ---- GroupAdaGrad: one history value per row of a 2-D weight --------------------------------
-@_kernel
-def _group_adagrad_row(r, w, g, h, lr, epsilon, rescale, clip_gradient):
-    cols = w.shape[1]
-    acc = np.float32(0)
-    for j in range(cols):
-        gr = g[r, j] * rescale
-        if clip_gradient >= 0:
-            gr = _clip(gr, clip_gradient)
-        acc += gr * gr
-    h[r, 0] = h[r, 0] + acc / np.float32(cols)
-    denom = np.sqrt(h[r, 0] + epsilon)
-    for j in range(cols):
-        gr = g[r, j] * rescale
-        if clip_gradient >= 0:
-            gr = _clip(gr, clip_gradient)
-        w[r, j] = w[r, j] - lr * gr / denom
-
-
-@_kernel
+# ---- GroupAdaGrad: one history value per row of a 2-D weight (not chunked) --------------------
+@serial_kernel
 def group_adagrad_serial(w, g, h, lr, epsilon, rescale, clip_gradient):
     for r in range(w.shape[0]):
-        _group_adagrad_row(r, w, g, h, lr, epsilon, rescale, clip_gradient)
+        _group_adagrad_row(w, g, h, r, lr, epsilon, rescale, clip_gradient)
 
 
-@_parallel
+@parallel_kernel
 def group_adagrad_parallel(w, g, h, lr, epsilon, rescale, clip_gradient):
     for r in prange(w.shape[0]):
-        _group_adagrad_row(r, w, g, h, lr, epsilon, rescale, clip_gradient)
+        _group_adagrad_row(w, g, h, r, lr, epsilon, rescale, clip_gradient)
 
 
 KERNELS = {

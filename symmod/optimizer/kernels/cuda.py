@@ -13,6 +13,7 @@ import numpy as np
 from numba import cuda
 
 from . import rules
+from .dispatch import SUM_WIDTHS
 
 THREADS = 256
 
@@ -40,7 +41,7 @@ _ftml = _device(rules.ftml)
 _dcasgd = _device(rules.dcasgd)
 _sgld = _device(rules.sgld)
 _plain_step = _device(rules.plain_step)
-_clip = _device(rules.clip)
+_group_adagrad_row = _device(rules.group_adagrad_row)
 
 
 @cuda.jit
@@ -252,20 +253,7 @@ def plain_kernel(w, g, s, rescale):
 def group_adagrad_kernel(w, g, h, lr, epsilon, rescale, clip_gradient):
     r = cuda.grid(1)
     if r < w.shape[0]:
-        cols = w.shape[1]
-        acc = 0.0
-        for j in range(cols):
-            gr = g[r, j] * rescale
-            if clip_gradient >= 0:
-                gr = _clip(gr, clip_gradient)
-            acc += gr * gr
-        h[r, 0] = h[r, 0] + acc / cols
-        denom = math.sqrt(h[r, 0] + epsilon)
-        for j in range(cols):
-            gr = g[r, j] * rescale
-            if clip_gradient >= 0:
-                gr = _clip(gr, clip_gradient)
-            w[r, j] = w[r, j] - lr * gr / denom
+        _group_adagrad_row(w, g, h, r, lr, epsilon, rescale, clip_gradient)
 
 
 # rule name -> (kernel, number of leading hp columns passed per tensor)
@@ -303,26 +291,23 @@ def _blocks(n):
 def run(rule, operands, hp, scalars):
     """Launch ``rule`` once per tensor; returns per-tensor sums for reducing rules."""
     n_tensors = len(operands[0])
-    if rule in ('lamb1', 'sum_sq'):
-        width = 2 if rule == 'lamb1' else 1
+    width = SUM_WIDTHS.get(rule)
+    if width is not None:
         sums = cuda.to_device(np.zeros((n_tensors, width), dtype=np.float64))
-        for k in range(n_tensors):
-            arrays = [_flat(op[k]) for op in operands]
-            size = arrays[0].size
-            if size == 0:
-                continue
-            if rule == 'lamb1':
-                lamb1_kernel[_blocks(size), THREADS](*arrays, sums, k, *hp[k, :3], *scalars)
-            else:
-                sum_sq_kernel[_blocks(size), THREADS](*arrays, sums, k)
-        return sums.copy_to_host()
-    kernel, n_hp = KERNELS[rule]
     for k in range(n_tensors):
         arrays = [_flat(op[k]) for op in operands]
         size = arrays[0].size
-        if size:
-            kernel[_blocks(size), THREADS](*arrays, *hp[k, :n_hp], *scalars)
-    return None
+        if size == 0:
+            continue
+        launch = _blocks(size), THREADS
+        if rule == 'lamb1':
+            lamb1_kernel[launch](*arrays, sums, k, *hp[k, :3], *scalars)
+        elif rule == 'sum_sq':
+            sum_sq_kernel[launch](*arrays, sums, k)
+        else:
+            kernel, n_hp = KERNELS[rule]
+            kernel[launch](*arrays, *hp[k, :n_hp], *scalars)
+    return None if width is None else sums.copy_to_host()
 
 
 def group_adagrad(weight, grad, history, lr, epsilon, rescale, clip_gradient):

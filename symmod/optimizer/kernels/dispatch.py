@@ -24,6 +24,8 @@ PARALLEL_MIN = 1 << 16     # fewer elements than this in one call: run serially
 # not hold up the others.
 ROWS_PER_GRAB = 8
 _MAX_PLANS = 8
+# The rules that also reduce: how many sums each chunk of the table yields.
+SUM_WIDTHS = {'lamb1': 2, 'sum_sq': 1}
 
 _PLANS = OrderedDict()
 
@@ -113,7 +115,7 @@ def run(rule, operands, hp, scalars, dtype=np.float32, cache=False):
     Parameters
     ----------
     rule : str
-        A key of ``cpu.KERNELS`` / ``cuda.KERNELS``.
+        A key of ``cpu.KERNELS`` / ``cpu_adaptive.KERNELS`` / ``cuda.KERNELS``.
     operands : list of list of array
         ``operands[j][k]``: operand ``j`` of tensor ``k`` (numpy or device arrays).
     hp : 2-D array-like
@@ -138,46 +140,42 @@ def run(rule, operands, hp, scalars, dtype=np.float32, cache=False):
     return cuda.run(rule, operands, hp, scalars)
 
 
+def _cpu_kernels(rule):
+    from . import cpu, cpu_adaptive
+    kernels = cpu.KERNELS.get(rule)
+    return kernels if kernels is not None else cpu_adaptive.KERNELS[rule]
+
+
 def _run_cpu(rule, operands, hp, scalars, cache):
-    from . import cpu
     plan = _plan(operands, cache)
-    serial, parallel = cpu.KERNELS[rule]
+    serial, parallel = _cpu_kernels(rule)
+    width = SUM_WIDTHS.get(rule)
+    sums = None if width is None else np.zeros((plan.table.shape[0], width), np.float64)
+    args = (plan.table, *plan.lists, hp) + (() if sums is None else (sums,)) + scalars
     if plan.total < PARALLEL_MIN:
-        result = _call(rule, serial, plan, hp, scalars, len(operands[0]))
+        serial(*args)
     else:
         previous = numba.set_parallel_chunksize(ROWS_PER_GRAB)
         try:
-            result = _call(rule, parallel, plan, hp, scalars, len(operands[0]))
+            parallel(*args)
         finally:
             numba.set_parallel_chunksize(previous)
     plan.write_back()
-    return result
-
-
-def _call(rule, kernel, plan, hp, scalars, n_tensors):
-    if rule not in ('lamb1', 'sum_sq'):
-        kernel(plan.table, *plan.lists, hp, *scalars)
+    if sums is None:
         return None
-    width = 2 if rule == 'lamb1' else 1
-    sums = np.zeros((plan.table.shape[0], width), dtype=np.float64)
-    if rule == 'lamb1':
-        kernel(plan.table, *plan.lists, hp, sums, *scalars)
-    else:
-        kernel(plan.table, *plan.lists, sums)
-    per_tensor = np.zeros((n_tensors, width), dtype=np.float64)
+    per_tensor = np.zeros((len(operands[0]), width), dtype=np.float64)
     np.add.at(per_tensor, plan.table[:, 0], sums)
     return per_tensor
 
 
 def group_adagrad(weight, grad, history, lr, epsilon, rescale, clip_gradient):
     """Row-wise AdaGrad on 2-D ``weight`` (CPU or GPU storage)."""
+    scalars = _typed((lr, epsilon, rescale, clip_gradient), np.float32)
     if isinstance(weight, np.ndarray):
         from . import cpu_adaptive
         kernel = (cpu_adaptive.group_adagrad_serial if weight.size < PARALLEL_MIN
                   else cpu_adaptive.group_adagrad_parallel)
-        kernel(weight, grad, history, *_typed((lr, epsilon, rescale, clip_gradient),
-                                              np.float32))
+        kernel(weight, grad, history, *scalars)
         return
     from . import cuda
-    cuda.group_adagrad(weight, grad, history,
-                       *_typed((lr, epsilon, rescale, clip_gradient), np.float32))
+    cuda.group_adagrad(weight, grad, history, *scalars)

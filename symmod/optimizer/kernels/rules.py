@@ -11,6 +11,8 @@ Conventions: every argument is already in the compute type (float32, or float64 
 float64 weights); scalars that MXNet computes in Python double precision arrive
 precomputed, those it computes inside its C++ kernels are computed here. A negative
 ``clip_gradient`` (or ``clip_weights``) means "no clipping", as in MXNet's kernels.
+GroupAdaGrad's rule is the exception that works on a whole row: its rate needs the
+mean over the row first.
 """
 import math
 
@@ -285,3 +287,25 @@ def sgld(w, g, noise, half_lr, wd, noise_scale, rescale, clip_gradient):
 def plain_step(w, g, rescale):
     """The 'test' optimizer: w += rescale_grad * grad."""
     return w + g * rescale
+
+
+def group_adagrad_row(w, g, hist, r, lr, epsilon, rescale, clip_gradient):
+    """GroupAdaGrad on row ``r`` of 2-D ``w`` (the one rule that works on arrays).
+
+    ``hist[r, 0]`` grows by the mean squared (rescaled, clipped) gradient of the row,
+    then every element of the row steps by ``lr * grad / sqrt(hist + epsilon)``.
+    """
+    cols = w.shape[1]
+    acc = ZERO
+    for j in range(cols):
+        gr = g[r, j] * rescale
+        if clip_gradient >= ZERO:
+            gr = clip(gr, clip_gradient)
+        acc += gr * gr
+    hist[r, 0] = hist[r, 0] + acc / np.float32(cols)
+    denom = math.sqrt(hist[r, 0] + epsilon)
+    for j in range(cols):
+        gr = g[r, j] * rescale
+        if clip_gradient >= ZERO:
+            gr = clip(gr, clip_gradient)
+        w[r, j] = w[r, j] - lr * gr / denom

@@ -1,0 +1,52 @@
+"""``mx.nd.contrib``: MXNet's contrib update operators, against MXNet 1.9.1's numbers.
+
+The reference calls were made with ``mx.nd.contrib.adamw_update`` and
+``mx.nd.contrib.mp_adamw_update`` (tests/data/gen/gen_optimizers_extra.py).
+"""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import symmod as mx
+
+DATA = os.path.join(os.path.dirname(__file__), '..', 'data', 'mxnet-reference')
+with open(os.path.join(DATA, 'optimizers_extra.json')) as _f:
+    OPS = {op['name']: op for op in json.load(_f)['ops']}
+ARRAYS = np.load(os.path.join(DATA, 'optimizers_extra.npz'))
+
+
+def _inputs(entry):
+    return [mx.nd.array(ARRAYS[key], dtype=ARRAYS[key].dtype) for key in entry['inputs']]
+
+
+def test_contrib_names_are_mxnets_contrib_updates():
+    assert sorted(mx.nd.contrib.__all__) == ['adamw_update', 'mp_adamw_update']
+    for name in mx.nd.contrib.__all__:     # the top-level names keep working
+        assert getattr(mx.nd.contrib, name) is getattr(mx.nd, name)
+
+
+@pytest.mark.parametrize('name', ['adamw_update', 'mp_adamw_update'])
+def test_contrib_update_matches_mxnet(name):
+    entry = OPS[name]
+    inputs = _inputs(entry)
+    result = getattr(mx.nd.contrib, name)(*inputs, **entry['kwargs'])
+    expected = ARRAYS[entry['outputs'][0]]
+    assert result.dtype == expected.dtype
+    rtol, atol = (1e-2, 2e-3) if expected.dtype == np.float16 else (1e-5, 1e-6)
+    np.testing.assert_allclose(result.asnumpy(), expected, rtol=rtol, atol=atol)
+    for index, key in entry['written'].items():     # moments (and master weights) in place
+        np.testing.assert_allclose(inputs[int(index)].asnumpy(), ARRAYS[key], rtol=1e-5,
+                                   atol=1e-6)
+
+
+def test_contrib_adamw_update_skips_an_infinite_rescale_grad():
+    entry = OPS['adamw_update_skip']
+    inputs = _inputs(entry)
+    weight = inputs[0]
+    out = mx.nd.contrib.adamw_update(*inputs, out=weight, **entry['kwargs'])
+    assert out is weight
+    for index in range(4):      # weight, grad and both moments untouched
+        np.testing.assert_array_equal(inputs[index].asnumpy(),
+                                      ARRAYS[entry['inputs'][index]])
