@@ -47,7 +47,6 @@ class HybridBlock(Block):
         self._out_format = None
         self._in_format = None
         self._active = False
-        self._flags = []
 
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
@@ -179,8 +178,6 @@ class HybridBlock(Block):
             raise ValueError('symmod has no subgraph backends; hybridize(backend=%r) is not '
                              'available' % backend)
         self._active = active
-        self._flags = [('static_alloc', static_alloc), ('static_shape', static_shape),
-                       ('inline_limit', inline_limit)]
         if clear:
             self._clear_cached_op()
         if active and self._forward_hooks or self._forward_pre_hooks:

@@ -53,6 +53,10 @@ class Loss(HybridBlock):
     def _mean(self, F, loss):
         return F.mean(loss, axis=self._batch_axis, exclude=True)
 
+    def _weighted_mean(self, F, loss, sample_weight):
+        """The elementwise ``loss`` weighted, then averaged over the non-batch axes."""
+        return self._mean(F, _apply_weighting(F, loss, self._weight, sample_weight))
+
 
 class L2Loss(Loss):
     r"""Half the squared error: :math:`L = \frac{1}{2} \sum_i (label_i - pred_i)^2`,
@@ -99,8 +103,7 @@ class L1Loss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = _reshape_like(F, label, pred)
         loss = F.abs(label - pred)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return self._mean(F, loss)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 class SoftmaxCrossEntropyLoss(Loss):
@@ -142,8 +145,7 @@ class SoftmaxCrossEntropyLoss(Loss):
         else:
             label = _reshape_like(F, label, pred)
             loss = -F.sum(pred * label, axis=self._axis, keepdims=True)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return self._mean(F, loss)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 SoftmaxCELoss = SoftmaxCrossEntropyLoss
@@ -185,8 +187,7 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
             else:
                 loss = -(F.broadcast_mul(F.log(pred + eps) * label, pos_weight)
                          + F.log(1. - pred + eps) * (1. - label))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return self._mean(F, loss)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 SigmoidBCELoss = SigmoidBinaryCrossEntropyLoss
@@ -229,8 +230,7 @@ class HuberLoss(Loss):
         loss = F.abs(label - pred)
         loss = F.where(loss > self._rho, loss - 0.5 * self._rho,
                        (0.5 / self._rho) * F.square(loss))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return self._mean(F, loss)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 class HingeLoss(Loss):
@@ -243,8 +243,7 @@ class HingeLoss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = _reshape_like(F, label, pred)
         loss = F.relu(self._margin - pred * label)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return self._mean(F, loss)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 class SquaredHingeLoss(Loss):
@@ -257,8 +256,7 @@ class SquaredHingeLoss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = _reshape_like(F, label, pred)
         loss = F.square(F.relu(self._margin - pred * label))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return self._mean(F, loss)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 class LogisticLoss(Loss):
@@ -278,5 +276,4 @@ class LogisticLoss(Loss):
             label = (label + 1.0) / 2.0
         loss = F.relu(pred) - pred * label + \
             F.Activation(-F.abs(pred), act_type='softrelu')
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return self._mean(F, loss)
+        return self._weighted_mean(F, loss, sample_weight)

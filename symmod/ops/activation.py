@@ -12,8 +12,9 @@ import numpy as np
 
 from ..base import MXNetError, parse_float
 from .. import random as _random
-from .nn import choice, scratch, store_from, work_buffer
-from .registry import Operator, Param, ShapeError, register, unify
+from .common import choice, data_shape, scratch, store_from, work_buffer
+from .registry import Operator, Param, ShapeError, register
+from .unary import sigmoid
 
 __all__ = ['prelu_gamma_shape']
 
@@ -21,10 +22,7 @@ __all__ = ['prelu_gamma_shape']
 # ---- Activation -------------------------------------------------------------------------
 def _sigmoid(x, out):
     with np.errstate(over='ignore'):
-        np.negative(x, out=out)
-        np.exp(out, out=out)
-    out += 1
-    np.reciprocal(out, out=out)
+        sigmoid(x, out)
 
 
 def _softrelu(x, out):
@@ -71,6 +69,15 @@ def _activation_slope(act_type, x, y, g):
         np.reciprocal(g, out=g)
 
 
+def _store_times_slope(dst, req, dy, g):
+    """``dst (req)= dy * g`` for a slope ``g`` in a scratch buffer (req is not 'null')."""
+    if req == 'write':
+        np.multiply(dy, g, out=dst)
+    else:
+        g *= dy
+        dst += g
+
+
 @register
 class Activation(Operator):
     """Applies an activation function elementwise.
@@ -97,7 +104,7 @@ class Activation(Operator):
     def forward(self, is_train, req, in_data, out_data, aux):
         if req[0] == 'null':
             return
-        dst = work_buffer(self, 'fwd', out_data[0], req[0])
+        dst = work_buffer('fwd', out_data[0], req[0])
         _ACTIVATIONS[self.act_type](in_data[0], dst)
         if dst is not out_data[0]:
             out_data[0] += dst
@@ -108,11 +115,7 @@ class Activation(Operator):
         dy = out_grad[0]
         g = scratch('slope', dy.shape, dy.dtype)
         _activation_slope(self.act_type, in_data[0], out_data[0], g)
-        if req[0] == 'write':
-            np.multiply(dy, g, out=in_grad[0])
-        else:
-            g *= dy
-            in_grad[0] += g
+        _store_times_slope(in_grad[0], req[0], dy, g)
 
 
 # ---- LeakyReLU -------------------------------------------------------------------------
@@ -134,23 +137,14 @@ def _gelu_slope(x, g):
         g[i] = 0.5 * (1.0 + math.erf(z) + z * (2.0 / math.sqrt(math.pi)) * math.exp(-z * z))
 
 
-def _gelu(x, out, op):
-    """GELU with erf (numba has no float16: that dtype goes through float32)."""
+def _run_gelu(kernel, x, out):
+    """Run a GELU kernel on flat views (numba has no float16: it goes through float32)."""
     if x.dtype in (np.float32, np.float64):
-        _gelu_forward(x.reshape(-1), out.reshape(-1))
+        kernel(x.reshape(-1), out.reshape(-1))
     else:
         tmp = scratch('gelu16', x.shape, np.dtype(np.float32))
-        _gelu_forward(x.astype(np.float32).reshape(-1), tmp.reshape(-1))
+        kernel(x.astype(np.float32).reshape(-1), tmp.reshape(-1))
         np.copyto(out, tmp, casting='unsafe')
-
-
-def _gelu_grad(x, g, op):
-    if x.dtype in (np.float32, np.float64):
-        _gelu_slope(x.reshape(-1), g.reshape(-1))
-    else:
-        tmp = scratch('gelu16', x.shape, np.dtype(np.float32))
-        _gelu_slope(x.astype(np.float32).reshape(-1), tmp.reshape(-1))
-        np.copyto(g, tmp, casting='unsafe')
 
 
 def prelu_gamma_shape(gamma_shape, data_shape):
@@ -214,12 +208,7 @@ class LeakyReLU(Operator):
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
         ins, outs = list(in_shapes), list(out_shapes)
-        try:
-            data = unify(ins[0], outs[0])
-        except ShapeError:
-            raise ShapeError('LeakyReLU: output shape %s does not match data %s'
-                             % (tuple(outs[0]), tuple(ins[0]))) from None
-        ins[0] = data
+        data = ins[0] = data_shape('LeakyReLU', ins[0], outs[0])
         outs = [data] * len(outs)
         if self.act_type == 'prelu' and data is not None and ins[1] is None:
             if len(data) < 2:
@@ -235,10 +224,10 @@ class LeakyReLU(Operator):
         if req[0] == 'null':
             return
         x, out = in_data[0], out_data[0]
-        dst = work_buffer(self, 'fwd', out, req[0])
+        dst = work_buffer('fwd', out, req[0])
         act = self.act_type
         if act == 'gelu':
-            _gelu(x, dst, self)
+            _run_gelu(_gelu_forward, x, dst)
         else:
             positive = scratch('pos', x.shape, np.dtype(bool))
             np.greater(x, 0, out=positive)
@@ -283,7 +272,7 @@ class LeakyReLU(Operator):
             return
         g = scratch('slope', dy.shape, dy.dtype)
         if act == 'gelu':
-            _gelu_grad(x, g, self)
+            _run_gelu(_gelu_slope, x, g)
         else:
             positive = scratch('pos', dy.shape, np.dtype(bool))
             np.greater(y, 0, out=positive)
@@ -299,18 +288,14 @@ class LeakyReLU(Operator):
             np.copyto(g, 1, where=positive)
             if act == 'selu':
                 g *= _SELU_LAMBDA
-        if req[0] == 'write':
-            np.multiply(dy, g, out=in_grad[0])
-        else:
-            g *= dy
-            in_grad[0] += g
+        _store_times_slope(in_grad[0], req[0], dy, g)
 
     def _prelu_backward(self, req, dy, x, gamma, in_grad):
         positive = scratch('pos', x.shape, np.dtype(bool))
         np.greater(x, 0, out=positive)
         if req[0] != 'null':
             gshape = prelu_gamma_shape(gamma.shape, x.shape)
-            dx = work_buffer(self, 'dx', in_grad[0], req[0])
+            dx = work_buffer('dx', in_grad[0], req[0])
             np.multiply(dy, gamma.reshape(gshape), out=dx)
             np.copyto(dx, dy, where=positive)
             if dx is not in_grad[0]:

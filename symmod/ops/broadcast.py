@@ -9,6 +9,7 @@ import numpy as np
 
 from ..base import MXNetError, parse_optional, parse_tuple
 from . import elemwise as ew
+from .common import store, store_from, zero_grad
 from .registry import Operator, Param, ShapeError, register, unify
 
 __all__ = ['broadcast_shape', 'sum_to']
@@ -43,10 +44,7 @@ def sum_to(dst, req, full):
     if req == 'null':
         return
     if full.shape == dst.shape:
-        if req == 'add':
-            dst += full
-        else:
-            np.copyto(dst, full)
+        store_from(dst, req, full)
         return
     axes = _reduced_axes(dst.shape, full.shape)
     keep = (1,) * (full.ndim - dst.ndim) + dst.shape
@@ -56,18 +54,8 @@ def sum_to(dst, req, full):
         np.sum(full, axis=axes, dtype=dst.dtype, keepdims=True, out=dst.reshape(keep))
 
 
-class BroadcastBinary(Operator):
+class BroadcastBinary(ew.BinaryOperator):
     """Base of binary operators that broadcast their inputs numpy-style."""
-    math = None
-    backward_uses_outputs = False
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        if cls.math is not None:
-            cls.backward_uses_inputs = cls.math.uses_inputs
-
-    def list_arguments(self):
-        return ['lhs', 'rhs']
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
         lhs, rhs = in_shapes
@@ -83,25 +71,20 @@ class BroadcastBinary(Operator):
                                              tuple(rhs))) from None
         return [lhs, rhs], [out], list(aux_shapes)
 
-    def forward(self, is_train, req, in_data, out_data, aux):
-        ew.store(out_data[0], req[0], self.math.forward, in_data[0], in_data[1])
-
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         lhs, rhs = in_data
         dy = out_grad[0]
         for grad_fn, dst, r in zip(self.math.grads, in_grad, req):
             if grad_fn is None:
-                ew.zero_grad(dst, r)
+                zero_grad(dst, r)
             elif dst.shape == dy.shape:
-                ew.store(dst, r, grad_fn, lhs, rhs, dy)
-            elif r != 'null':
+                store(dst, r, grad_fn, lhs, rhs, dy)
+            elif r != 'null':       # a broadcast input: sum back over the stretched axes
                 sum_to(dst, r, grad_fn(lhs, rhs, dy, None))
 
 
 def _broadcast(name, aliases, math, doc):
-    cls = type(name, (BroadcastBinary,), {'name': name, 'aliases': aliases, 'math': math,
-                                           '__doc__': doc})
-    return register(cls)
+    return ew.declare_binary(BroadcastBinary, name, aliases, math, doc)
 
 
 _broadcast('broadcast_add', ('broadcast_plus', '_sparse_broadcast_add', '_sparse_broadcast_plus'),
@@ -164,15 +147,29 @@ class _BroadcastTo(Operator):
         return list(in_shapes), [out], list(aux_shapes)
 
     def forward(self, is_train, req, in_data, out_data, aux):
-        if req[0] == 'add':
-            out_data[0] += in_data[0]
-        elif req[0] == 'write':
-            np.copyto(out_data[0], in_data[0])
+        store_from(out_data[0], req[0], in_data[0])        # numpy broadcasts
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         sum_to(in_grad[0], req[0], out_grad[0])
         for dst, r in zip(in_grad[1:], req[1:]):
-            ew.zero_grad(dst, r)
+            zero_grad(dst, r)
+
+
+def _stretch(opname, shape, target):
+    """``shape`` broadcast to ``target`` of as many dims (a 0 in ``target`` keeps the dim)."""
+    if len(shape) != len(target):
+        raise ShapeError('%s: operand of shape %s cannot be broadcasted to %s'
+                         % (opname, shape, target))
+    out = []
+    for have, want in zip(shape, target):
+        if want == 0:
+            out.append(have)
+        elif have not in (want, 1):
+            raise ShapeError('%s: array cannot be broadcasted from %s to %s'
+                             % (opname, shape, target))
+        else:
+            out.append(want)
+    return tuple(out)
 
 
 @register
@@ -197,19 +194,7 @@ class BroadcastTo(_BroadcastTo):
     params = (Param('shape', parse_tuple, (), 'The shape of the desired array.'),)
 
     def target_shape(self, in_shape, other=None):
-        if len(in_shape) != len(self.shape):
-            raise ShapeError('broadcast_to: operand of shape %s cannot be broadcasted to %s'
-                             % (in_shape, self.shape))
-        out = []
-        for have, want in zip(in_shape, self.shape):
-            if want == 0:
-                out.append(have)
-            elif have not in (want, 1):
-                raise ShapeError('broadcast_to: array cannot be broadcasted from %s to %s'
-                                 % (in_shape, self.shape))
-            else:
-                out.append(want)
-        return tuple(out)
+        return _stretch('broadcast_to', in_shape, self.shape)
 
 
 @register
@@ -282,19 +267,7 @@ class BroadcastLike(_BroadcastTo):
             return None
         rhs = tuple(rhs)
         if self.lhs_axes is None or self.rhs_axes is None:
-            if len(lhs) != len(rhs):
-                raise ShapeError('broadcast_like: operand of shape %s cannot be broadcasted '
-                                 'to %s' % (lhs, rhs))
-            out = []
-            for have, want in zip(lhs, rhs):
-                if want == 0:
-                    out.append(have)
-                elif have not in (want, 1):
-                    raise ShapeError('broadcast_like: array cannot be broadcasted from %s '
-                                     'to %s' % (lhs, rhs))
-                else:
-                    out.append(want)
-            return tuple(out)
+            return _stretch('broadcast_like', lhs, rhs)
         if len(self.lhs_axes) != len(self.rhs_axes):
             raise ShapeError('broadcast_like: lhs_axes %s and rhs_axes %s differ in size'
                              % (self.lhs_axes, self.rhs_axes))

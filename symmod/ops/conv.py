@@ -15,7 +15,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..base import MXNetError, parse_bool, parse_int, parse_optional, parse_tuple
-from .nn import choice, expect_shape, matmul_into, scratch, store_from
+from .common import choice, expect_shape, matmul_into, scratch, store_from
 from .registry import Operator, Param, ShapeError, register, unify
 
 __all__ = ['conv_output_size']

@@ -9,9 +9,10 @@ stays int32 (truncated).
 import numpy as np
 
 from ..base import MXNetError, parse_int
+from .common import store, zero_grad
 from .registry import Operator, Param, register, REQUIRED
 
-__all__ = ['BinaryMath', 'store', 'store_cast', 'quiet', 'zero_grad', 'is_integer',
+__all__ = ['BinaryMath', 'BinaryOperator', 'declare_binary', 'quiet', 'is_integer',
            'as_scalar', 'divide', 'power', 'modulo', 'hypot', 'pass_grad', 'mod_rhs_grad',
            'power_lhs_grad', 'hypot_grad']
 
@@ -20,33 +21,6 @@ __all__ = ['BinaryMath', 'store', 'store_cast', 'quiet', 'zero_grad', 'is_intege
 def is_integer(dtype):
     """True for integer and boolean dtypes (MXNet computes those in C integer arithmetic)."""
     return np.dtype(dtype).kind in 'biu'
-
-
-def store(dst, req, func, *args):
-    """Write ``func(*args)`` into ``dst`` following the write request ``req``.
-
-    ``func`` accepts an ``out=`` keyword (a ufunc or a function written like one):
-    with 'write' it writes straight into ``dst``, with 'add' it computes a temporary.
-    """
-    if req == 'add':
-        dst += func(*args, out=None)
-    elif req == 'write':
-        func(*args, out=dst)
-
-
-def store_cast(dst, req, value):
-    """Store ``value`` into ``dst`` following ``req``, converting to ``dst``'s dtype the
-    way C casts do (float to int truncates)."""
-    if req == 'add':
-        dst += value.astype(dst.dtype)
-    elif req == 'write':
-        np.copyto(dst, value, casting='unsafe')
-
-
-def zero_grad(dst, req):
-    """Store a zero gradient (operators MXNet marks as having no gradient)."""
-    if req == 'write':
-        dst.fill(0)
 
 
 def as_scalar(value, dtype):
@@ -235,9 +209,11 @@ LOGICAL_OR = BinaryMath(np.logical_or, uses_inputs=False)
 LOGICAL_XOR = BinaryMath(np.logical_xor, uses_inputs=False)
 
 
-# ---- same-shape binary operators --------------------------------------------------------
-class ElemwiseBinary(Operator):
-    """Base of binary operators whose two inputs and output share one shape."""
+# ---- binary operators -------------------------------------------------------------------
+class BinaryOperator(Operator):
+    """Base of the operators computing a :class:`BinaryMath` (``math``) of ``lhs`` and
+    ``rhs``: the same-shape ones below; the broadcasting ones in :mod:`.broadcast` add
+    shape inference and a backward that sums over the broadcast axes."""
     math = None
     backward_uses_outputs = False
 
@@ -245,7 +221,6 @@ class ElemwiseBinary(Operator):
         super().__init_subclass__(**kwargs)
         if cls.math is not None:
             cls.backward_uses_inputs = cls.math.uses_inputs
-            cls.inplace = () if cls.math.uses_inputs else ((0, 0), (1, 0))
 
     def list_arguments(self):
         return ['lhs', 'rhs']
@@ -262,10 +237,23 @@ class ElemwiseBinary(Operator):
                 store(dst, r, grad_fn, lhs, rhs, out_grad[0])
 
 
+def declare_binary(base, name, aliases, math, doc):
+    """Declare and register the ``base`` subclass ``name`` computing ``math``."""
+    return register(type(name, (base,), {'name': name, 'aliases': aliases, 'math': math,
+                                         '__doc__': doc}))
+
+
+class ElemwiseBinary(BinaryOperator):
+    """Base of binary operators whose two inputs and output share one shape."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.math is not None:
+            cls.inplace = () if cls.math.uses_inputs else ((0, 0), (1, 0))
+
+
 def _binary(name, aliases, math, doc):
-    cls = type(name, (ElemwiseBinary,), {'name': name, 'aliases': aliases, 'math': math,
-                                          '__doc__': doc})
-    return register(cls)
+    return declare_binary(ElemwiseBinary, name, aliases, math, doc)
 
 
 _binary('elemwise_add', ('_add', '_plus', '_Plus', '_sparse_elemwise_add'), ADD,

@@ -10,8 +10,9 @@ import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_dtype, parse_float, parse_int, \
     parse_optional, parse_tuple
+from .common import (canonical_axis, copy_into, data_dtype, int_shape, size_of, work_buffer,
+                     zero_grad)
 from .registry import Operator, Param, register, ShapeError, unify, shape_is_known
-from .shape import canonical_axis, copy_into, size_of
 
 __all__ = ['scatter_add']
 
@@ -35,10 +36,6 @@ def scatter_add(dst, idx, src):
         _scatter_add_kernel(dst, idx, src)
     else:
         np.add.at(dst, (slice(None), idx), src)
-
-
-def _ishape(shape):
-    return None if shape is None else tuple(int(d) for d in shape)
 
 
 def _enum(*choices):
@@ -71,12 +68,6 @@ def _zero_index_grad(req, in_grad, opname):
         in_grad[1].fill(0)
 
 
-def _data_type(in_types, out_types):
-    """Output dtype is the data's; the index dtype is independent."""
-    dtype = in_types[0] if in_types[0] is not None else out_types[0]
-    return [dtype] + list(in_types[1:]), [dtype], []
-
-
 @register
 class take(Operator):
     """Takes slices of ``a`` along ``axis`` at the given ``indices``.
@@ -95,7 +86,7 @@ class take(Operator):
         return ['a', 'indices']
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        ashape, ishape = _ishape(in_shapes[0]), _ishape(in_shapes[1])
+        ashape, ishape = int_shape(in_shapes[0]), int_shape(in_shapes[1])
         if ashape is None or ishape is None or not shape_is_known(ishape):
             return [ashape, ishape], list(out_shapes), []
         axis = canonical_axis(self.axis, len(ashape), 'take')
@@ -103,7 +94,7 @@ class take(Operator):
         return [ashape, ishape], [unify(out, out_shapes[0])], []
 
     def infer_type(self, in_types, out_types, aux_types):
-        return _data_type(in_types, out_types)
+        return data_dtype(in_types, out_types)
 
     def _indices(self, indices, size):
         if self.mode == 'raise':
@@ -170,7 +161,7 @@ class pick(Operator):
         return ['data', 'index']
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape, ishape = _ishape(in_shapes[0]), _ishape(in_shapes[1])
+        dshape, ishape = int_shape(in_shapes[0]), int_shape(in_shapes[1])
         if dshape is None:
             return [dshape, ishape], list(out_shapes), []
         out = unify(_reduce_axis_shape(dshape, self.axis, self.keepdims), out_shapes[0])
@@ -184,7 +175,7 @@ class pick(Operator):
         return [dshape, ishape], [out], []
 
     def infer_type(self, in_types, out_types, aux_types):
-        return _data_type(in_types, out_types)
+        return data_dtype(in_types, out_types)
 
     def _flat_positions(self, shape, index):
         """Flat positions in data of the picked elements, one per (outer, inner) pair."""
@@ -226,8 +217,8 @@ class batch_take(Operator):
         return ['a', 'indices']
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        ashape, ishape = _ishape(in_shapes[0]), _ishape(in_shapes[1])
-        out = unify(ishape, _ishape(out_shapes[0]))
+        ashape, ishape = int_shape(in_shapes[0]), int_shape(in_shapes[1])
+        out = unify(ishape, int_shape(out_shapes[0]))
         ishape = out
         if ashape is not None:
             if len(ashape) != 2:
@@ -276,7 +267,7 @@ class one_hot(Operator):
         return ['indices']
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        ishape = _ishape(in_shapes[0])
+        ishape = int_shape(in_shapes[0])
         if ishape is None:
             return [None], list(out_shapes), []
         return [ishape], [unify(ishape + (self.depth,), out_shapes[0])], []
@@ -287,17 +278,16 @@ class one_hot(Operator):
     def forward(self, is_train, req, in_data, out_data, aux):
         if req[0] == 'null' or out_data[0].size == 0:
             return
-        out = out_data[0] if req[0] == 'write' else np.empty_like(out_data[0])
+        out = work_buffer('fwd', out_data[0], req[0])
         out.fill(self.off_value)
         idx = _as_index(in_data[0]).reshape(-1)
         rows = np.nonzero((idx >= 0) & (idx < self.depth))[0]
         out.reshape(-1, self.depth)[rows, idx[rows]] = self.on_value
-        if req[0] == 'add':
+        if out is not out_data[0]:
             out_data[0] += out
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-        if req[0] == 'write':
-            in_grad[0].fill(0)
+        zero_grad(in_grad[0], req[0])
 
 
 def _nd_positions(indices, shape, opname):
@@ -343,7 +333,7 @@ class gather_nd(Operator):
         return ['data', 'indices']
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape, ishape = _ishape(in_shapes[0]), _ishape(in_shapes[1])
+        dshape, ishape = int_shape(in_shapes[0]), int_shape(in_shapes[1])
         if dshape is None or ishape is None:
             return [dshape, ishape], list(out_shapes), []
         _nd_check('gather_nd', ishape, dshape)
@@ -351,7 +341,7 @@ class gather_nd(Operator):
         return [dshape, ishape], [unify(out, out_shapes[0])], []
 
     def infer_type(self, in_types, out_types, aux_types):
-        return _data_type(in_types, out_types)
+        return data_dtype(in_types, out_types)
 
     def forward(self, is_train, req, in_data, out_data, aux):
         data, indices = in_data
@@ -389,7 +379,7 @@ class scatter_nd(Operator):
         return ['data', 'indices']
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape, ishape = _ishape(in_shapes[0]), _ishape(in_shapes[1])
+        dshape, ishape = int_shape(in_shapes[0]), int_shape(in_shapes[1])
         oshape = unify(tuple(self.shape), out_shapes[0])
         if dshape is None or ishape is None:
             return [dshape, ishape], [oshape], []
@@ -401,17 +391,17 @@ class scatter_nd(Operator):
         return [dshape, ishape], [oshape], []
 
     def infer_type(self, in_types, out_types, aux_types):
-        return _data_type(in_types, out_types)
+        return data_dtype(in_types, out_types)
 
     def forward(self, is_train, req, in_data, out_data, aux):
         data, indices = in_data
         m = indices.shape[0]
-        out = out_data[0] if req[0] == 'write' else np.empty_like(out_data[0])
+        out = work_buffer('fwd', out_data[0], req[0])
         rows = _nd_positions(indices, out.shape, 'scatter_nd')
         out.fill(0)
         table = out.reshape(size_of(out.shape[:m]), -1)
         table[rows] = data.reshape(rows.size, table.shape[1])
-        if req[0] == 'add':
+        if out is not out_data[0]:
             out_data[0] += out
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):

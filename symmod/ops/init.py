@@ -11,6 +11,7 @@ import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_dtype, parse_float, parse_int, \
     parse_optional, parse_tuple
+from .common import fill_into, store_from
 from .registry import Operator, Param, register, ShapeError, unify, shape_is_known
 
 __all__ = []
@@ -22,11 +23,9 @@ def _parse_ctx(value):
     return '' if value is None else str(value)
 
 
-def _fill(out, req, value):
-    if req == 'write':
-        out.fill(value)
-    elif req == 'add':
-        out += out.dtype.type(value)
+def _ctx_dtype_params(dtype_default=_FLOAT32):
+    return (Param('ctx', _parse_ctx, '', 'Context of the output (imperative calls only).'),
+            Param('dtype', parse_dtype, dtype_default, 'The output dtype.'))
 
 
 class _Init(Operator):
@@ -66,49 +65,45 @@ class _Init(Operator):
 
 
 def _shape_params(dtype_default=_FLOAT32):
-    return (Param('shape', parse_tuple, (), 'The shape of the output.'),
-            Param('ctx', _parse_ctx, '', 'Context of the output (imperative calls only).'),
-            Param('dtype', parse_dtype, dtype_default, 'The output dtype.'))
+    return (Param('shape', parse_tuple, (), 'The shape of the output.'),) \
+        + _ctx_dtype_params(dtype_default)
 
 
-@register
-class _zeros(_Init):
-    """An array of zeros of the given ``shape`` and ``dtype``."""
-    name = '_zeros'
+class _Constant(_Init):
+    """Base of the arrays of one ``value`` (a class attribute, or _full's parameter)."""
     params = _shape_params()
 
     def forward(self, is_train, req, in_data, out_data, aux):
-        _fill(out_data[0], req[0], 0)
+        fill_into(out_data[0], req[0], self.value)
 
 
 @register
-class _zeros_without_dtype(_Init):
+class _zeros(_Constant):
+    """An array of zeros of the given ``shape`` and ``dtype``."""
+    name = '_zeros'
+    value = 0
+
+
+@register
+class _zeros_without_dtype(_Constant):
     """An array of zeros whose dtype is inferred from where it is used."""
     name = '_zeros_without_dtype'
     params = _shape_params(None)
-
-    def forward(self, is_train, req, in_data, out_data, aux):
-        _fill(out_data[0], req[0], 0)
+    value = 0
 
 
 @register
-class _ones(_Init):
+class _ones(_Constant):
     """An array of ones of the given ``shape`` and ``dtype``."""
     name = '_ones'
-    params = _shape_params()
-
-    def forward(self, is_train, req, in_data, out_data, aux):
-        _fill(out_data[0], req[0], 1)
+    value = 1
 
 
 @register
-class _full(_Init):
+class _full(_Constant):
     """An array of the given ``shape`` and ``dtype`` filled with ``value``."""
     name = '_full'
     params = _shape_params() + (Param('value', parse_float, doc='The fill value.'),)
-
-    def forward(self, is_train, req, in_data, out_data, aux):
-        _fill(out_data[0], req[0], self.value)
 
 
 @register
@@ -117,19 +112,15 @@ class _eye(_Init):
     name = '_eye'
     params = (Param('N', parse_int, doc='Number of rows.'),
               Param('M', parse_int, 0, 'Number of columns; 0 means N.'),
-              Param('k', parse_int, 0, 'Diagonal index: 0 main, > 0 upper, < 0 lower.'),
-              Param('ctx', _parse_ctx, '', 'Context of the output (imperative calls only).'),
-              Param('dtype', parse_dtype, _FLOAT32, 'The output dtype.'))
+              Param('k', parse_int, 0, 'Diagonal index: 0 main, > 0 upper, < 0 lower.')) \
+        + _ctx_dtype_params()
 
     def _shape(self):
         return (self.N, self.M if self.M > 0 else self.N)
 
     def forward(self, is_train, req, in_data, out_data, aux):
         value = np.eye(self.N, self._shape()[1], self.k, dtype=out_data[0].dtype)
-        if req[0] == 'write':
-            np.copyto(out_data[0], value)
-        elif req[0] == 'add':
-            out_data[0] += value
+        store_from(out_data[0], req[0], value)
 
 
 @register
@@ -145,9 +136,8 @@ class _arange(_Init):
               Param('step', parse_float, 1.0, 'Spacing between values.'),
               Param('repeat', parse_int, 1, 'Times each value is repeated.'),
               Param('infer_range', parse_bool, False,
-                    'Infer stop from the output size when stop is not given.'),
-              Param('ctx', _parse_ctx, '', 'Context of the output (imperative calls only).'),
-              Param('dtype', parse_dtype, _FLOAT32, 'The output dtype.'))
+                    'Infer stop from the output size when stop is not given.')) \
+        + _ctx_dtype_params()
 
     def check_params(self):
         if not self.infer_range and self.stop is None:
@@ -176,7 +166,4 @@ class _arange(_Init):
             start, step = dtype.type(self.start), dtype.type(self.step)
         positions = (np.arange(out.size, dtype=np.int64) // self.repeat).astype(dtype)
         value = start + positions * step
-        if req[0] == 'write':
-            np.copyto(out, value.reshape(out.shape))
-        elif req[0] == 'add':
-            out += value.reshape(out.shape)
+        store_from(out, req[0], value.reshape(out.shape))

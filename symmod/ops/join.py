@@ -6,19 +6,10 @@ into the outputs); backward routes the matching slices of the gradient back.
 import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_int
+from .common import axis_slice, canonical_axis, copy_into, int_shape
 from .registry import Operator, Param, register, ShapeError, unify
-from .shape import canonical_axis, copy_into
 
 __all__ = []
-
-
-def _ishape(shape):
-    return None if shape is None else tuple(int(d) for d in shape)
-
-
-def _axis_slice(axis, start, stop):
-    """An index tuple selecting ``start:stop`` along ``axis``."""
-    return (slice(None),) * axis + (slice(start, stop),)
 
 
 def _uniform_type(opname, in_types, out_types):
@@ -51,10 +42,10 @@ class Concat(Operator):
         return ['arg%d' % i for i in range(self.num_args)]
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        in_shapes = [_ishape(s) for s in in_shapes]
+        in_shapes = [int_shape(s) for s in in_shapes]
         common, total, axis = None, 0, None
         complete = True
-        for shape in in_shapes + [_ishape(out_shapes[0])]:
+        for shape in in_shapes + [int_shape(out_shapes[0])]:
             if shape is None:
                 continue
             if len(shape) == 0:
@@ -99,7 +90,7 @@ class Concat(Operator):
         start = 0
         for grad, r in zip(in_grad, req):
             stop = start + grad.shape[axis]
-            copy_into(grad, ograd[_axis_slice(axis, start, stop)], r)
+            copy_into(grad, ograd[axis_slice(axis, start, stop)], r)
             start = stop
 
 
@@ -126,7 +117,7 @@ class SliceChannel(Operator):
         return ['output%d' % i for i in range(self.num_outputs)]
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        ishape = _ishape(in_shapes[0])
+        ishape = int_shape(in_shapes[0])
         n = self.num_outputs
         if ishape is None:
             return [None], list(out_shapes), []
@@ -162,7 +153,7 @@ class SliceChannel(Operator):
     def _parts(self, array):
         axis = canonical_axis(self.axis, array.ndim, 'SliceChannel')
         step = array.shape[axis] // self.num_outputs
-        return [array[_axis_slice(axis, i * step, (i + 1) * step)]
+        return [array[axis_slice(axis, i * step, (i + 1) * step)]
                 for i in range(self.num_outputs)]
 
     def forward(self, is_train, req, in_data, out_data, aux):
@@ -201,11 +192,11 @@ class stack(Operator):
         try:
             common = None
             for s in in_shapes:
-                common = unify(common, _ishape(s))
+                common = unify(common, int_shape(s))
         except ShapeError:
             raise ShapeError('stack: all inputs must have the same shape, found %s'
-                             % [_ishape(s) for s in in_shapes]) from None
-        oshape = _ishape(out_shapes[0])
+                             % [int_shape(s) for s in in_shapes]) from None
+        oshape = int_shape(out_shapes[0])
         if oshape is not None:
             axis = canonical_axis(self.axis, len(oshape), 'stack')
             common = unify(common, oshape[:axis] + oshape[axis + 1:])

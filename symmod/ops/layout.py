@@ -6,14 +6,10 @@ Forward copies a transposed view of the input into the output buffer (one
 import numpy as np
 
 from ..base import parse_int, parse_tuple
+from .common import canonical_axis, copy_into, int_shape
 from .registry import Operator, Param, register, ShapeError, unify
-from .shape import canonical_axis, copy_into
 
 __all__ = []
-
-
-def _ishape(shape):
-    return None if shape is None else tuple(int(d) for d in shape)
 
 
 @register
@@ -37,7 +33,7 @@ class transpose(Operator):
         return axes
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        ishape, oshape = _ishape(in_shapes[0]), _ishape(out_shapes[0])
+        ishape, oshape = int_shape(in_shapes[0]), int_shape(out_shapes[0])
         if ishape is None and oshape is None:
             return [None], [None], []
         ndim = len(ishape if ishape is not None else oshape)
@@ -74,7 +70,7 @@ class SwapAxis(Operator):
                 canonical_axis(self.dim2, ndim, 'SwapAxis', 'dim2'))
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        ishape, oshape = _ishape(in_shapes[0]), _ishape(out_shapes[0])
+        ishape, oshape = int_shape(in_shapes[0]), int_shape(out_shapes[0])
         if ishape is None and oshape is None:
             return [None], [None], []
         known = ishape if ishape is not None else oshape
@@ -94,76 +90,72 @@ class SwapAxis(Operator):
         copy_into(in_grad[0], np.swapaxes(out_grad[0], a, b), req[0])
 
 
+def _depth_to_space(x, out, b, req):
+    n, c, h, w = x.shape
+    view = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    copy_into(out.reshape(view.shape), view, req)
+
+
+def _space_to_depth(x, out, b, req):
+    n, c, h, w = x.shape
+    view = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    copy_into(out.reshape(view.shape), view, req)
+
+
 class _BlockMove(Operator):
-    """depth_to_space / space_to_depth: a reshape, a transpose and a reshape."""
+    """depth_to_space / space_to_depth: a reshape, a transpose and a reshape; each one's
+    backward is the other's forward. Subclasses give ``_move``, ``_unmove`` and
+    ``_moved_shape``."""
     params = (Param('block_size', parse_int, doc='Edge of the square blocks moved.'),)
     backward_uses_inputs = False
     backward_uses_outputs = False
 
-    def _check(self, shape):
+    def infer_shape(self, in_shapes, out_shapes, aux_shapes):
+        shape = int_shape(in_shapes[0])
+        if shape is None:
+            return [None], list(out_shapes), []
         if len(shape) != 4:
             raise ShapeError('%s: requires exactly a 4-D tensor, found shape %s'
                              % (self.name, shape))
         if self.block_size <= 0:
             raise ShapeError('%s: block_size must be a positive integer, found %d'
                              % (self.name, self.block_size))
+        return [shape], [unify(self._moved_shape(shape, self.block_size), out_shapes[0])], []
 
-    @staticmethod
-    def _d2s(x, out, b, req):
-        n, c, h, w = x.shape
-        view = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
-        copy_into(out.reshape(view.shape), view, req)
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self._move(in_data[0], out_data[0], self.block_size, req[0])
 
-    @staticmethod
-    def _s2d(x, out, b, req):
-        n, c, h, w = x.shape
-        view = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
-        copy_into(out.reshape(view.shape), view, req)
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self._unmove(out_grad[0], in_grad[0], self.block_size, req[0])
 
 
 @register
 class depth_to_space(_BlockMove):
     """Moves channel blocks to space: (N, C, H, W) -> (N, C/b^2, H*b, W*b)."""
     name = 'depth_to_space'
+    _move = staticmethod(_depth_to_space)
+    _unmove = staticmethod(_space_to_depth)
 
-    def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        shape = _ishape(in_shapes[0])
-        if shape is None:
-            return [None], list(out_shapes), []
-        self._check(shape)
-        b = self.block_size
+    @staticmethod
+    def _moved_shape(shape, b):
         n, c, h, w = shape
         if c % (b * b):
             raise ShapeError('depth_to_space: dimension 1 (depth) of %s must be a multiple of '
                              'block_size^2 = %d' % (shape, b * b))
-        return [shape], [unify((n, c // (b * b), h * b, w * b), out_shapes[0])], []
-
-    def forward(self, is_train, req, in_data, out_data, aux):
-        self._d2s(in_data[0], out_data[0], self.block_size, req[0])
-
-    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-        self._s2d(out_grad[0], in_grad[0], self.block_size, req[0])
+        return (n, c // (b * b), h * b, w * b)
 
 
 @register
 class space_to_depth(_BlockMove):
     """Moves spatial blocks to channels: (N, C, H, W) -> (N, C*b^2, H/b, W/b)."""
     name = 'space_to_depth'
+    _move = staticmethod(_space_to_depth)
+    _unmove = staticmethod(_depth_to_space)
 
-    def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        shape = _ishape(in_shapes[0])
-        if shape is None:
-            return [None], list(out_shapes), []
-        self._check(shape)
-        b = self.block_size
+    @staticmethod
+    def _moved_shape(shape, b):
         n, c, h, w = shape
         if h % b or w % b:
             raise ShapeError('space_to_depth: dimensions 2 and 3 of %s must be multiples of '
                              'block_size=%d' % (shape, b))
-        return [shape], [unify((n, c * b * b, h // b, w // b), out_shapes[0])], []
-
-    def forward(self, is_train, req, in_data, out_data, aux):
-        self._s2d(in_data[0], out_data[0], self.block_size, req[0])
-
-    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-        self._d2s(out_grad[0], in_grad[0], self.block_size, req[0])
+        return (n, c * b * b, h // b, w // b)

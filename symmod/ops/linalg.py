@@ -9,15 +9,10 @@ product is one 2-D matrix multiplication on reshaped views.
 import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_float, parse_int, parse_optional
-from .nn import matmul_into
+from .common import int_shape, matmul_into, size_of
 from .registry import Operator, Param, register, ShapeError, unify
-from .shape import size_of
 
 __all__ = []
-
-
-def _ishape(shape):
-    return None if shape is None else tuple(int(d) for d in shape)
 
 
 def _parse_stype(value):
@@ -31,8 +26,20 @@ _STYPE = Param('forward_stype', parse_optional(_parse_stype), None,
                'Desired output storage type (only dense storage exists in symmod).')
 
 
+class _Product(Operator):
+    """Base of dot and batch_dot: inputs ``lhs`` and ``rhs``, dense output only."""
+
+    def check_params(self):
+        if self.forward_stype not in (None, 'default'):
+            raise MXNetError("%s: forward_stype=%r is not supported; symmod stores every array "
+                             "densely ('default')" % (self.name, self.forward_stype))
+
+    def list_arguments(self):
+        return ['lhs', 'rhs']
+
+
 @register
-class dot(Operator):
+class dot(_Product):
     """Dot product: matrix product for 2-D, inner product for 1-D, and for N-d the
     last axis of ``lhs`` contracted with the first axis of ``rhs``.
 
@@ -45,14 +52,6 @@ class dot(Operator):
     params = (Param('transpose_a', parse_bool, False, 'Transpose lhs before the product.'),
               Param('transpose_b', parse_bool, False, 'Transpose rhs before the product.'),
               _STYPE)
-
-    def check_params(self):
-        if self.forward_stype not in (None, 'default'):
-            raise MXNetError("dot: forward_stype=%r is not supported; symmod stores every array "
-                             "densely ('default')" % self.forward_stype)
-
-    def list_arguments(self):
-        return ['lhs', 'rhs']
 
     def _parts(self, lshape, rshape):
         """(kept lhs dims, contracted lhs dims, contracted rhs dims, kept rhs dims)."""
@@ -67,7 +66,7 @@ class dot(Operator):
         return l_keep, l_sum, r_sum, r_keep
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        lshape, rshape = _ishape(in_shapes[0]), _ishape(in_shapes[1])
+        lshape, rshape = int_shape(in_shapes[0]), int_shape(in_shapes[1])
         if lshape is None or rshape is None:
             return [lshape, rshape], list(out_shapes), []
         if not lshape or not rshape:
@@ -119,7 +118,7 @@ class dot(Operator):
 
 
 @register
-class batch_dot(Operator):
+class batch_dot(_Product):
     """Batched matrix product of N-d arrays (N >= 3): the last two axes are matrices,
     the leading axes must be equal and index the batch."""
     name = 'batch_dot'
@@ -127,16 +126,8 @@ class batch_dot(Operator):
               Param('transpose_b', parse_bool, False, 'Transpose each rhs matrix.'),
               _STYPE)
 
-    def check_params(self):
-        if self.forward_stype not in (None, 'default'):
-            raise MXNetError("batch_dot: forward_stype=%r is not supported; symmod stores every "
-                             "array densely ('default')" % self.forward_stype)
-
-    def list_arguments(self):
-        return ['lhs', 'rhs']
-
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        lshape, rshape = _ishape(in_shapes[0]), _ishape(in_shapes[1])
+        lshape, rshape = int_shape(in_shapes[0]), int_shape(in_shapes[1])
         if lshape is None or rshape is None:
             return [lshape, rshape], list(out_shapes), []
         if not (len(lshape) >= 3 and len(lshape) == len(rshape)):
@@ -204,7 +195,7 @@ class _linalg_gemm2(Operator):
         return axis
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        ashape, bshape = _ishape(in_shapes[0]), _ishape(in_shapes[1])
+        ashape, bshape = int_shape(in_shapes[0]), int_shape(in_shapes[1])
         if ashape is None or bshape is None or not (len(ashape) >= 2
                                                     and len(ashape) == len(bshape)):
             return [ashape, bshape], list(out_shapes), []

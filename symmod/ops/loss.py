@@ -11,14 +11,12 @@ compute ``(old + residual) * (1 + scale)``).
 import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_float
+from .common import copy_into, fill_into, int_shape, size_of, work_buffer, zero_grad
 from .registry import Operator, Param, register, ShapeError, unify, shape_is_known
-from .shape import copy_into, size_of
+from .softmax import softmax_into
+from .unary import sigmoid
 
-__all__ = ['softmax_into']
-
-
-def _ishape(shape):
-    return None if shape is None else tuple(int(d) for d in shape)
+__all__ = []
 
 
 def _parse_normalization(value):
@@ -26,17 +24,6 @@ def _parse_normalization(value):
     if text not in ('null', 'batch', 'valid'):
         raise ValueError("expected one of 'null', 'batch', 'valid', found %r" % (value,))
     return text
-
-
-def softmax_into(x3, out3):
-    """Softmax over axis 1 of a 3-D view ``x3``, written into ``out3`` (may alias x3)."""
-    if x3.shape[2] == 1:            # 2-D reductions are faster than 3-D ones
-        x3, out3 = x3[:, :, 0], out3[:, :, 0]
-    peak = x3.max(axis=1, keepdims=True)
-    np.subtract(x3, peak, out=out3)
-    np.exp(out3, out=out3)
-    total = out3.sum(axis=1, keepdims=True)
-    np.divide(out3, total, out=out3)
 
 
 def _f32(value):
@@ -95,8 +82,8 @@ class SoftmaxOutput(Operator):
         return shape[0], size_of(shape[1:]), 1
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape = unify(_ishape(in_shapes[0]), _ishape(out_shapes[0]))
-        lshape = _ishape(in_shapes[1])
+        dshape = unify(int_shape(in_shapes[0]), int_shape(out_shapes[0]))
+        lshape = int_shape(in_shapes[1])
         if dshape is None:
             return [None, lshape], [None], []
         if lshape != dshape:
@@ -124,19 +111,17 @@ class SoftmaxOutput(Operator):
             return
         x, out = in_data[0], out_data[0]
         shape3 = self._view3(x.shape)
-        if req[0] == 'add':
-            tmp = np.empty_like(out)
-            softmax_into(x.reshape(shape3), tmp.reshape(shape3))
-            out += tmp
-        else:
-            softmax_into(x.reshape(shape3), out.reshape(shape3))
+        dst = work_buffer('fwd', out, req[0])
+        softmax_into(x.reshape(shape3), dst.reshape(shape3))
+        if dst is not out:
+            out += dst
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         _zero_label_grad(req, in_grad)
         if req[0] == 'null':
             return
         out, label = out_data[0], in_data[1]
-        grad = in_grad[0] if req[0] == 'write' else np.empty_like(in_grad[0])
+        grad = work_buffer('grad', in_grad[0], req[0])
         if label.shape == out.shape:
             # probability labels: no normalization, no ignore
             np.subtract(out, label, out=grad)
@@ -221,8 +206,8 @@ class _RegressionOutput(Operator):
         return ['data', 'label']
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape = unify(_ishape(in_shapes[0]), _ishape(out_shapes[0]))
-        lshape = _ishape(in_shapes[1])
+        dshape = unify(int_shape(in_shapes[0]), int_shape(out_shapes[0]))
+        lshape = int_shape(in_shapes[1])
         if dshape is None or not shape_is_known(dshape):
             return [dshape, lshape], [dshape], []
         if lshape is None:
@@ -241,10 +226,10 @@ class _RegressionOutput(Operator):
         out, label = out_data[0], in_data[1]
         per_sample = label.size // label.shape[0]
         scale = out.dtype.type(_f32(self.grad_scale) / _f32(per_sample))
-        grad = in_grad[0] if req[0] == 'write' else np.empty_like(in_grad[0])
+        grad = work_buffer('grad', in_grad[0], req[0])
         self._residual(out, label.reshape(out.shape), grad)
         grad *= scale
-        if req[0] == 'add':     # accumulate properly (MXNet scales the old value too)
+        if grad is not in_grad[0]:     # accumulate properly (MXNet scales the old value too)
             in_grad[0] += grad
 
     @staticmethod
@@ -288,21 +273,11 @@ class LogisticRegressionOutput(_RegressionOutput):
     def forward(self, is_train, req, in_data, out_data, aux):
         if req[0] == 'null':
             return
-        out = out_data[0] if req[0] == 'write' else np.empty_like(out_data[0])
+        out = work_buffer('fwd', out_data[0], req[0])
         with np.errstate(over='ignore'):
-            np.negative(in_data[0], out=out)
-            np.exp(out, out=out)
-            out += 1
-            np.reciprocal(out, out=out)
-        if req[0] == 'add':
+            sigmoid(in_data[0], out)
+        if out is not out_data[0]:
             out_data[0] += out
-
-
-def _constant_grad(grad, req, value):
-    if req == 'write':
-        grad.fill(value)
-    elif req == 'add':
-        grad += grad.dtype.type(value)
 
 
 @register
@@ -341,7 +316,7 @@ class MakeLoss(Operator):
             value = _f32(self.grad_scale) / _f32(rows)
         else:
             value = _f32(self.grad_scale)
-        _constant_grad(grad, req[0], value)
+        fill_into(grad, req[0], value)
 
 
 @register
@@ -360,7 +335,7 @@ class make_loss(Operator):
         copy_into(out_data[0], in_data[0], req[0])
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-        _constant_grad(in_grad[0], req[0], 1)
+        fill_into(in_grad[0], req[0], 1)
 
 
 @register
@@ -377,8 +352,8 @@ class BlockGrad(Operator):
         copy_into(out_data[0], in_data[0], req[0])
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-        if in_grad and in_grad[0] is not None and req[0] == 'write':
-            in_grad[0].fill(0)
+        if in_grad and in_grad[0] is not None:
+            zero_grad(in_grad[0], req[0])
 
 
 @register
@@ -393,7 +368,7 @@ class softmax_cross_entropy(Operator):
         return ['data', 'label']
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape, lshape = _ishape(in_shapes[0]), _ishape(in_shapes[1])
+        dshape, lshape = int_shape(in_shapes[0]), int_shape(in_shapes[1])
         if dshape is not None and len(dshape) != 2:
             raise ShapeError('softmax_cross_entropy: only accepts 2-D data, found shape %s'
                              % (dshape,))

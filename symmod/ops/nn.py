@@ -1,96 +1,17 @@
 """Neural-network layers: FullyConnected, Dropout and Embedding.
 
-Also the small helpers the other layer families (:mod:`.activation`, :mod:`.conv`,
-:mod:`.pooling`, :mod:`.norm`, :mod:`.softmax`) share: enum parameters, cached
-scratch buffers, shape checks and write-request handling.
-
 Formulas, defaults and corner cases follow MXNet 1.9.1's CPU kernels.
 """
-import threading
-
 import numba
 import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_dtype, parse_float, parse_int, parse_optional
 from ..base import parse_tuple
 from .. import random as _random
+from .common import choice, data_shape, expect_shape, matmul_into, scratch, work_buffer
 from .registry import Operator, Param, ShapeError, register, unify
 
-__all__ = ['choice', 'scratch', 'expect_shape', 'matmul_into', 'store_from', 'work_buffer']
-
-
-# ---- helpers shared by the nn families ----------------------------------------------------
-def choice(*names):
-    """Parser for an enum parameter whose value must be one of ``names``."""
-    def parse(value):
-        text = str(value).strip()
-        if text not in names:
-            raise ValueError('expected one of {%s}, found %r'
-                             % (', '.join("'%s'" % n for n in names), value))
-        return text
-    parse.__name__ = '{%s}' % ', '.join("'%s'" % n for n in names)
-    return parse
-
-
-_SCRATCH = threading.local()
-
-
-def scratch(key, shape, dtype):
-    """A work buffer for the duration of one operator call, reused across calls.
-
-    Buffers are shared by all operators of a thread (one executor runs one operator
-    at a time; devices run on separate threads), so unrolled graphs with hundreds of
-    nodes do not hold one temporary each. A buffer must not be kept past the call.
-    """
-    cache = getattr(_SCRATCH, 'buffers', None)
-    if cache is None:
-        cache = _SCRATCH.buffers = {}
-    full_key = (key, tuple(shape), np.dtype(dtype))
-    buf = cache.get(full_key)
-    if buf is None:
-        if len(cache) >= 64:
-            cache.clear()
-        buf = cache[full_key] = np.empty(shape, dtype)
-    return buf
-
-
-def expect_shape(shape, expected, opname, what, reason):
-    """Merge ``shape`` with ``expected`` or raise a ShapeError saying why it was expected."""
-    try:
-        return unify(shape, expected)
-    except ShapeError:
-        raise ShapeError('%s: %s shape %s does not match %s: expected %s'
-                         % (opname, what, tuple(shape), reason, tuple(expected))) from None
-
-
-def matmul_into(dst, a, b, req, scale=None):
-    """``dst (req)= scale * (a @ b)``: BLAS writes straight into ``dst`` for 'write';
-    'add' goes through a scratch buffer (numpy's matmul cannot accumulate)."""
-    if req == 'null':
-        return
-    if req == 'write':
-        np.matmul(a, b, out=dst)
-        if scale is not None:
-            dst *= scale
-        return
-    tmp = scratch('matmul', dst.shape, dst.dtype)
-    np.matmul(a, b, out=tmp)
-    if scale is not None:
-        tmp *= scale
-    dst += tmp
-
-
-def store_from(dst, req, value):
-    """Store an already computed scratch ``value`` into ``dst`` following ``req``."""
-    if req == 'write':
-        np.copyto(dst, value)
-    elif req == 'add':
-        dst += value
-
-
-def work_buffer(op, key, dst, req):
-    """Where to compute a result: ``dst`` itself for 'write', a scratch buffer otherwise."""
-    return dst if req == 'write' else scratch(key, dst.shape, dst.dtype)
+__all__ = []
 
 
 # ---- FullyConnected ---------------------------------------------------------------------
@@ -171,7 +92,7 @@ class FullyConnected(Operator):
             return
         x2 = self._flat(in_data[0])
         y2 = out_data[0].reshape(x2.shape[0], self.num_hidden)
-        dst = work_buffer(self, 'fwd', y2, req[0])
+        dst = work_buffer('fwd', y2, req[0])
         np.matmul(x2, in_data[1].T, out=dst)
         if not self.no_bias:
             dst += in_data[2].reshape(self.num_hidden)
@@ -227,11 +148,7 @@ class Dropout(Operator):
         return 1
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        try:
-            data = unify(in_shapes[0], out_shapes[0])
-        except ShapeError:
-            raise ShapeError('Dropout: output shape %s does not match data %s'
-                             % (tuple(out_shapes[0]), tuple(in_shapes[0]))) from None
+        data = data_shape('Dropout', in_shapes[0], out_shapes[0])
         if data is None:
             return [None], [None, out_shapes[1]], list(aux_shapes)
         mask = list(data)
@@ -255,7 +172,7 @@ class Dropout(Operator):
                 _random.get_rng().random(out=uniform.reshape(-1), dtype=np.float32)
                 np.less_equal(uniform, keep, out=mask)
                 mask *= np.float32(1) / keep
-            dst = work_buffer(self, 'fwd', out, req[0])
+            dst = work_buffer('fwd', out, req[0])
             np.multiply(x, mask, out=dst)
             if dst is not out:
                 out += dst
@@ -366,7 +283,7 @@ class Embedding(Operator):
             return
         rows = self._rows(in_data[0])
         out2 = out_data[0].reshape(rows.size, self.output_dim)
-        dst = work_buffer(self, 'fwd', out2, req[0])
+        dst = work_buffer('fwd', out2, req[0])
         np.take(in_data[1], rows, axis=0, out=dst)
         if dst is not out2:
             out2 += dst

@@ -11,8 +11,8 @@ gradient is 0.
 import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_float, parse_int, parse_optional
-from .nn import expect_shape, scratch, store_from
-from .registry import Operator, Param, ShapeError, register, unify
+from .common import data_shape, expect_shape, scratch, store_from, work_buffer, zero_grad
+from .registry import Operator, Param, ShapeError, register
 
 __all__ = []
 
@@ -85,11 +85,7 @@ class BatchNorm(Operator):
         return axis
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        try:
-            data = unify(in_shapes[0], out_shapes[0])
-        except ShapeError:
-            raise ShapeError('BatchNorm: output shape %s does not match data %s'
-                             % (tuple(out_shapes[0]), tuple(in_shapes[0]))) from None
+        data = data_shape('BatchNorm', in_shapes[0], out_shapes[0])
         if data is None:
             return list(in_shapes), list(out_shapes), list(aux_shapes)
         channels = (data[self._axis(len(data))],)
@@ -159,7 +155,7 @@ class BatchNorm(Operator):
         shift = beta - mean * scale
         scale3, shift3 = scale.reshape(1, -1, 1), shift.reshape(1, -1, 1)
         out3 = self._view3(out)
-        dst = out3 if req[0] == 'write' else scratch('fwd', out3.shape, out3.dtype)
+        dst = work_buffer('fwd', out3, req[0])
         np.multiply(x3, scale3.astype(x.dtype, copy=False), out=dst)
         dst += shift3.astype(x.dtype, copy=False)
         if dst is not out3:
@@ -204,8 +200,7 @@ class BatchNorm(Operator):
             store_from(dx3, req[0], centered)
         if req[1] != 'null':
             if self.fix_gamma:
-                if req[1] == 'write':
-                    in_grad[1].fill(0)
+                zero_grad(in_grad[1], req[1])
             else:
                 store_from(in_grad[1], req[1], dot * invstd)
         if req[2] != 'null':

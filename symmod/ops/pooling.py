@@ -10,7 +10,8 @@ leading spatial dims.
 
 Like MXNet's (MKL-DNN) CPU build, max pooling with a kernel has a hidden second output,
 ``workspace`` (int32, the output's shape), which here holds the position of each
-window's maximum so that the backward pass is a plain scatter.
+window's maximum so that the backward pass is a plain scatter; global max pooling,
+which has no workspace, finds the positions again in its backward pass.
 """
 import math
 
@@ -18,8 +19,8 @@ import numba
 import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_int, parse_optional, parse_tuple
+from .common import choice, expect_shape, scratch, store_from
 from .conv import _check_layout, _spatial_params
-from .nn import choice, expect_shape, scratch, store_from
 from .registry import Operator, Param, ShapeError, register, unify
 
 __all__ = ['pool_output_size']
@@ -38,48 +39,28 @@ def _bounds(count, stride, pad, kernel, size):
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
-def _max_pool(x, out, k, s, p, lowest):
-    planes, dd, hh, ww = x.shape
-    od_, oh_, ow_ = out.shape[1], out.shape[2], out.shape[3]
-    d0, d1 = _bounds(od_, s[0], p[0], k[0], dd)
-    h0, h1 = _bounds(oh_, s[1], p[1], k[1], hh)
-    w0, w1 = _bounds(ow_, s[2], p[2], k[2], ww)
-    xf = x.reshape(planes, dd * hh * ww)
-    of = out.reshape(planes, od_ * oh_ * ow_)
-    for q in range(planes):
-        src, dst = xf[q], of[q]
-        o = 0
-        for od in range(od_):
-            for oh in range(oh_):
-                for ow in range(ow_):
-                    m = lowest
-                    for d in range(d0[od], d1[od]):
-                        for h in range(h0[oh], h1[oh]):
-                            row = (d * hh + h) * ww
-                            for w in range(w0[ow], w1[ow]):
-                                v = src[row + w]
-                                m = v if v > m else m
-                    dst[o] = m
-                    o += 1
+def _windows(in_shape, out_shape, k, s, p):
+    """Window bounds (d0, d1, h0, h1, w0, w1) of (planes, D, H, W) input and output shapes."""
+    d0, d1 = _bounds(out_shape[1], s[0], p[0], k[0], in_shape[1])
+    h0, h1 = _bounds(out_shape[2], s[1], p[1], k[1], in_shape[2])
+    w0, w1 = _bounds(out_shape[3], s[2], p[2], k[2], in_shape[3])
+    return d0, d1, h0, h1, w0, w1
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
-def _max_pool_argmax(x, out, where, k, s, p, lowest):
+def _max_pool(x, out, where, k, s, p, lowest):
     """Max pooling that also records each maximum's flat position in its plane (-1: none)."""
     planes, dd, hh, ww = x.shape
-    od_, oh_, ow_ = out.shape[1], out.shape[2], out.shape[3]
-    d0, d1 = _bounds(od_, s[0], p[0], k[0], dd)
-    h0, h1 = _bounds(oh_, s[1], p[1], k[1], hh)
-    w0, w1 = _bounds(ow_, s[2], p[2], k[2], ww)
+    d0, d1, h0, h1, w0, w1 = _windows(x.shape, out.shape, k, s, p)
     xf = x.reshape(planes, dd * hh * ww)
-    of = out.reshape(planes, od_ * oh_ * ow_)
-    pf = where.reshape(planes, od_ * oh_ * ow_)
+    of = out.reshape(planes, -1)
+    pf = where.reshape(planes, -1)
     for q in range(planes):
         src, dst, pos = xf[q], of[q], pf[q]
         o = 0
-        for od in range(od_):
-            for oh in range(oh_):
-                for ow in range(ow_):
+        for od in range(d0.size):
+            for oh in range(h0.size):
+                for ow in range(w0.size):
                     m = lowest
                     best = -1
                     for d in range(d0[od], d1[od]):
@@ -97,7 +78,7 @@ def _max_pool_argmax(x, out, where, k, s, p, lowest):
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
 def _scatter_max(where, dy, dx):
-    """dx[plane, where[plane, o]] += dy[plane, o]: the backward of _max_pool_argmax."""
+    """dx[plane, where[plane, o]] += dy[plane, o]: the backward of _max_pool."""
     planes = dx.shape[0]
     pf = where.reshape(planes, -1)
     gf = dy.reshape(planes, -1)
@@ -110,54 +91,19 @@ def _scatter_max(where, dy, dx):
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
-def _max_unpool(x, dy, dx, k, s, p, lowest):
-    """Adds each output gradient to the first maximum of its window."""
-    planes, dd, hh, ww = x.shape
-    od_, oh_, ow_ = dy.shape[1], dy.shape[2], dy.shape[3]
-    d0, d1 = _bounds(od_, s[0], p[0], k[0], dd)
-    h0, h1 = _bounds(oh_, s[1], p[1], k[1], hh)
-    w0, w1 = _bounds(ow_, s[2], p[2], k[2], ww)
-    xf = x.reshape(planes, dd * hh * ww)
-    gf = dy.reshape(planes, od_ * oh_ * ow_)
-    df = dx.reshape(planes, dd * hh * ww)
-    for q in range(planes):
-        src, grad, dst = xf[q], gf[q], df[q]
-        o = 0
-        for od in range(od_):
-            for oh in range(oh_):
-                for ow in range(ow_):
-                    m = lowest
-                    best = -1
-                    for d in range(d0[od], d1[od]):
-                        for h in range(h0[oh], h1[oh]):
-                            row = (d * hh + h) * ww
-                            for w in range(w0[ow], w1[ow]):
-                                v = src[row + w]
-                                better = v > m      # branch-free: ties keep the first
-                                best = row + w if better else best
-                                m = v if better else m
-                    if best >= 0:
-                        dst[best] += grad[o]
-                    o += 1
-
-
-@numba.njit(cache=True, nogil=True, error_model='numpy')
 def _sum_pool(x, out, k, s, p, div, average, power, zero):
     """Sum, average (each term divided by ``div``, as MXNet) or Lp pooling (power 2, 3)."""
     planes, dd, hh, ww = x.shape
-    od_, oh_, ow_ = out.shape[1], out.shape[2], out.shape[3]
-    d0, d1 = _bounds(od_, s[0], p[0], k[0], dd)
-    h0, h1 = _bounds(oh_, s[1], p[1], k[1], hh)
-    w0, w1 = _bounds(ow_, s[2], p[2], k[2], ww)
+    d0, d1, h0, h1, w0, w1 = _windows(x.shape, out.shape, k, s, p)
     xf = x.reshape(planes, dd * hh * ww)
-    of = out.reshape(planes, od_ * oh_ * ow_)
-    divf = div.reshape(od_ * oh_ * ow_)
+    of = out.reshape(planes, -1)
+    divf = div.reshape(-1)
     for q in range(planes):
         src, dst = xf[q], of[q]
         o = 0
-        for od in range(od_):
-            for oh in range(oh_):
-                for ow in range(ow_):
+        for od in range(d0.size):
+            for oh in range(h0.size):
+                for ow in range(w0.size):
                     size = divf[o]
                     acc = zero
                     for d in range(d0[od], d1[od]):
@@ -184,21 +130,18 @@ def _sum_pool(x, out, k, s, p, div, average, power, zero):
 @numba.njit(cache=True, nogil=True, error_model='numpy')
 def _sum_unpool(x, y, dy, dx, k, s, p, div, average, power, zero):
     planes, dd, hh, ww = dx.shape
-    od_, oh_, ow_ = dy.shape[1], dy.shape[2], dy.shape[3]
-    d0, d1 = _bounds(od_, s[0], p[0], k[0], dd)
-    h0, h1 = _bounds(oh_, s[1], p[1], k[1], hh)
-    w0, w1 = _bounds(ow_, s[2], p[2], k[2], ww)
-    gf = dy.reshape(planes, od_ * oh_ * ow_)
+    d0, d1, h0, h1, w0, w1 = _windows(dx.shape, dy.shape, k, s, p)
+    gf = dy.reshape(planes, -1)
     df = dx.reshape(planes, dd * hh * ww)
-    divf = div.reshape(od_ * oh_ * ow_)
+    divf = div.reshape(-1)
     for q in range(planes):
         grad, dst = gf[q], df[q]
         src = x[q].reshape(-1)      # read by lp only
         res = y[q].reshape(-1)
         o = 0
-        for od in range(od_):
-            for oh in range(oh_):
-                for ow in range(ow_):
+        for od in range(d0.size):
+            for oh in range(h0.size):
+                for ow in range(w0.size):
                     g = grad[o]
                     if average:
                         g = g / divf[o]
@@ -386,11 +329,11 @@ class Pooling(Operator):
         direct = req[0] == 'write' and out.dtype == x.dtype
         dst = out if direct else scratch('fwd', out.shape, x.dtype)
         xp, dp = self._planes(x), self._planes(dst)
-        if self.workspace:
-            _max_pool_argmax(xp, dp, self._planes(out_data[1]), kernel, stride, pad,
-                             np.finfo(x.dtype).min)
-        elif self.pool_type == 'max':
-            _max_pool(xp, dp, kernel, stride, pad, np.finfo(x.dtype).min)
+        if self.pool_type == 'max':
+            # global max pooling has no workspace output: the positions go to scratch
+            where = out_data[1] if self.workspace else \
+                scratch('argmax', out.shape, np.dtype(np.int32))
+            _max_pool(xp, dp, self._planes(where), kernel, stride, pad, np.finfo(x.dtype).min)
         else:
             div = self._divisors(xp.shape, dp.shape, kernel, stride, pad, x.dtype)
             _sum_pool(xp, dp, kernel, stride, pad, div, self.pool_type == 'avg', self.power,
@@ -410,11 +353,16 @@ class Pooling(Operator):
         if req[0] == 'write' or not direct:
             target.fill(0)
         gp, tp = self._planes(dy), self._planes(target)
-        if self.workspace:
-            _scatter_max(self._planes(out_data[1]), gp, tp)
-        elif self.pool_type == 'max':
-            x = self._work('x32', in_data[0])
-            _max_unpool(self._planes(x), gp, tp, kernel, stride, pad, np.finfo(x.dtype).min)
+        if self.pool_type == 'max':
+            if self.workspace:
+                where = out_data[1]
+            else:       # find the maxima again
+                x = self._work('x32', in_data[0])
+                where = scratch('argmax', dy.shape, np.dtype(np.int32))
+                peak = scratch('peak', dy.shape, x.dtype)
+                _max_pool(self._planes(x), self._planes(peak), self._planes(where), kernel,
+                          stride, pad, np.finfo(x.dtype).min)
+            _scatter_max(self._planes(where), gp, tp)
         else:
             div = self._divisors(tp.shape, gp.shape, kernel, stride, pad, dy.dtype)
             if self.power > 1:

@@ -8,7 +8,8 @@ scalar has shape ``(1,)`` (MXNet 1.x has no 0-d arrays).
 import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_int, parse_optional, parse_tuple
-from .elemwise import divide, zero_grad
+from .common import store_cast, zero_grad
+from .elemwise import divide
 from .registry import Operator, Param, ShapeError, register
 
 __all__ = ['reduce_axes', 'reduced_shape']
@@ -376,11 +377,7 @@ class _Search(Operator):
                              % (self.name, x.shape))
         axis = self._axis(x.ndim)
         index = type(self).search(x.reshape(-1) if axis is None else x, axis=axis)
-        index = np.reshape(index, out.shape)
-        if r == 'add':
-            out += index.astype(out.dtype)
-        else:
-            np.copyto(out, index, casting='unsafe')
+        store_cast(out, r, np.reshape(index, out.shape))
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         zero_grad(in_grad[0], req[0])

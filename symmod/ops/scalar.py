@@ -8,8 +8,8 @@ import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_float
 from . import elemwise as ew
-from .elemwise import (as_scalar, divide, hypot, is_integer, modulo, power, quiet, store,
-                       store_cast, zero_grad)
+from .common import store, store_cast, zero_grad
+from .elemwise import as_scalar, divide, hypot, is_integer, modulo, power, quiet
 from .registry import Param, Operator, register
 
 __all__ = ['ScalarOp']

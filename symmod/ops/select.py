@@ -4,7 +4,7 @@ import numpy as np
 
 from ..base import MXNetError, parse_dtype
 from . import special
-from .elemwise import store, store_cast, zero_grad
+from .common import fill_into, store, store_cast, zero_grad
 from .registry import Operator, Param, REQUIRED, register, unify_all
 
 __all__ = ['Cast', 'ZerosLike', 'OnesLike', 'Where']
@@ -66,10 +66,7 @@ class _Fill(Operator):
     backward_uses_outputs = False
 
     def forward(self, is_train, req, in_data, out_data, aux):
-        if req[0] == 'write':
-            out_data[0].fill(self.value)
-        elif req[0] == 'add' and self.value:
-            out_data[0] += self.value
+        fill_into(out_data[0], req[0], self.value)
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         zero_grad(in_grad[0], req[0])

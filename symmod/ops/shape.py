@@ -4,62 +4,21 @@ shape_array and size_array.
 These operators keep the data in order and change only the shape. The executor gives
 every output its own buffer, so forward is one ``np.copyto`` from a reshaped view of
 the input (skipped when the planner made the output share the input's memory), and
-backward is the same copy in the other direction. The helpers at the top are shared
-with the other data-movement families (layout, join, slicing, indexing).
+backward is the same copy in the other direction.
 """
 import numpy as np
 
 from ..base import parse_bool, parse_int, parse_tuple, parse_optional
 from . import registry
+from .common import canonical_axis, copy_into, data_dtype, int_shape, size_of, zero_grad
 from .registry import Operator, Param, register, ShapeError, unify, shape_is_known
 
-__all__ = ['infer_reshape', 'reshape_output_shape', 'canonical_axis', 'copy_into',
-           'size_of']
-
-
-# ---- helpers shared by the data-movement families -------------------------------------
-def size_of(shape):
-    """Number of elements of a shape (a Python int)."""
-    n = 1
-    for d in shape:
-        n *= int(d)
-    return n
-
-
-def canonical_axis(axis, ndim, opname, what='axis'):
-    """``axis`` made non-negative, or ShapeError when it is outside ``[-ndim, ndim)``."""
-    if not -ndim <= axis < ndim:
-        raise ShapeError('%s: %s %d is out of bounds for an array of %d dimensions'
-                         % (opname, what, axis, ndim))
-    return axis + ndim if axis < 0 else axis
-
-
-def _same_memory(a, b):
-    return (a.__array_interface__['data'][0] == b.__array_interface__['data'][0]
-            and a.nbytes == b.nbytes)
-
-
-def copy_into(dst, src, req):
-    """Store ``src`` (any view, same shape as ``dst``) into ``dst`` following ``req``.
-
-    A 'write' whose destination already is the source's memory (an in-place plan
-    for a reshape) is skipped.
-    """
-    if req == 'null':
-        return
-    if req == 'add':
-        np.add(dst, src, out=dst)
-    elif not (src.flags.c_contiguous and _same_memory(dst, src)):
-        np.copyto(dst, src)
+__all__ = ['infer_reshape', 'reshape_output_shape']
 
 
 def _grad_like(grad, ograd, req):
     """Copy an output gradient of the same size into an input gradient buffer."""
     copy_into(grad, ograd.reshape(grad.shape), req)
-
-
-def _ishape(shape):
-    return None if shape is None else tuple(int(d) for d in shape)
 
 
 # ---- Reshape ----------------------------------------------------------------------
@@ -226,7 +185,7 @@ class Reshape(_Identity):
         return tuple(out)
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape, oshape = _ishape(in_shapes[0]), _ishape(out_shapes[0])
+        dshape, oshape = int_shape(in_shapes[0]), int_shape(out_shapes[0])
         if dshape is None:
             return [None], [oshape], []
         if self.shape:
@@ -255,7 +214,7 @@ class Flatten(_Identity):
     aliases = ('flatten',)
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape = _ishape(in_shapes[0])
+        dshape = int_shape(in_shapes[0])
         if dshape is None:
             return [None], list(out_shapes), []
         rest = dshape[1:]
@@ -299,7 +258,7 @@ class reshape_like(_Identity):
         return b, e
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        lshape, rshape = _ishape(in_shapes[0]), _ishape(in_shapes[1])
+        lshape, rshape = int_shape(in_shapes[0]), int_shape(in_shapes[1])
         if lshape is None or rshape is None:
             return [lshape, rshape], list(out_shapes), []
         lb, le = self._range(len(lshape), 'lhs', self.lhs_begin, self.lhs_end)
@@ -311,13 +270,11 @@ class reshape_like(_Identity):
         return [lshape, rshape], [unify(out, out_shapes[0])], []
 
     def infer_type(self, in_types, out_types, aux_types):
-        dtype = in_types[0] if in_types[0] is not None else out_types[0]
-        return [dtype, in_types[1]], [dtype], []
+        return data_dtype(in_types, out_types)
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         _grad_like(in_grad[0], out_grad[0], req[0])
-        if req[1] == 'write':
-            in_grad[1].fill(0)
+        zero_grad(in_grad[1], req[1])
 
 
 @register
@@ -327,7 +284,7 @@ class expand_dims(_Identity):
     params = (Param('axis', parse_int, doc='Position of the new axis.'),)
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        ishape, oshape = _ishape(in_shapes[0]), _ishape(out_shapes[0])
+        ishape, oshape = int_shape(in_shapes[0]), int_shape(out_shapes[0])
         if ishape is None and oshape is None:
             return [None], [None], []
         ndim = len(ishape) if ishape is not None else len(oshape) - 1
@@ -349,7 +306,7 @@ class squeeze(_Identity):
                     'The size-1 axes to remove (all when None).'),)
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape = _ishape(in_shapes[0])
+        dshape = int_shape(in_shapes[0])
         if dshape is None or not shape_is_known(dshape):
             return [dshape], list(out_shapes), []
         ndim = len(dshape)
@@ -379,8 +336,7 @@ class _ShapeInfo(Operator):
         return [in_types[0]], [np.dtype(np.int64)], []
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-        if req[0] == 'write':
-            in_grad[0].fill(0)
+        zero_grad(in_grad[0], req[0])
 
 
 @register
@@ -389,7 +345,7 @@ class shape_array(_ShapeInfo):
     name = 'shape_array'
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        shape = _ishape(in_shapes[0])
+        shape = int_shape(in_shapes[0])
         out = (len(shape),) if shape is not None else out_shapes[0]
         return [shape], [unify(out, out_shapes[0])], []
 
@@ -403,7 +359,7 @@ class size_array(_ShapeInfo):
     name = 'size_array'
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        return [_ishape(in_shapes[0])], [unify((1,), out_shapes[0])], []
+        return [int_shape(in_shapes[0])], [unify((1,), out_shapes[0])], []
 
     def forward(self, is_train, req, in_data, out_data, aux):
         registry.assign(out_data[0], req[0], in_data[0].size)

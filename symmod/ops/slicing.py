@@ -5,27 +5,15 @@ Forward writes a view of the input into the output buffer; backward scatters the
 gradient back, summing where an input element was used several times (tile, repeat,
 Pad's edge and reflect modes).
 """
-import builtins
-
 import numpy as np
 
 from ..base import parse_float, parse_int, parse_tuple, parse_optional
-from .registry import Operator, Param, register, ShapeError, unify, shape_is_known
+from .common import (axis_slice, canonical_axis, copy_into, data_dtype, int_shape, size_of,
+                     zero_grad)
 from .indexing import scatter_add
-from .shape import canonical_axis, copy_into, size_of
+from .registry import Operator, Param, register, ShapeError, unify, shape_is_known
 
 __all__ = []
-
-_slice = builtins.slice      # this module registers an operator class named like the builtin
-
-
-def _ishape(shape):
-    return None if shape is None else tuple(int(d) for d in shape)
-
-
-def _axis_slice(axis, start, stop):
-    """An index tuple selecting ``start:stop`` along ``axis``."""
-    return (_slice(None),) * axis + (_slice(start, stop),)
 
 
 def _zero_then(grad, req):
@@ -124,13 +112,13 @@ class Slice(_Slicer):
         index = []
         for b, e, s in self._ranges(shape):
             if self._length(b, e, s) == 0:
-                index.append(_slice(0, 0))
+                index.append(slice(0, 0))
             else:
-                index.append(_slice(b, e if e >= 0 else None, s))
+                index.append(slice(b, e if e >= 0 else None, s))
         return tuple(index)
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape = _ishape(in_shapes[0])
+        dshape = int_shape(in_shapes[0])
         if dshape is None:
             return [None], list(out_shapes), []
         if not dshape:
@@ -170,10 +158,10 @@ class slice_axis(_Slicer):
 
     def _index(self, shape):
         ax, b, e = _slice_axis_range(self.axis, self.begin, self.end, shape)
-        return _axis_slice(ax, b, e)
+        return axis_slice(ax, b, e)
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape = _ishape(in_shapes[0])
+        dshape = int_shape(in_shapes[0])
         if dshape is None:
             return [None], list(out_shapes), []
         ax, b, e = _slice_axis_range(self.axis, self.begin, self.end, dshape)
@@ -216,26 +204,24 @@ class slice_like(Operator):
         return tuple(out)
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape, fshape = _ishape(in_shapes[0]), _ishape(in_shapes[1])
+        dshape, fshape = int_shape(in_shapes[0]), int_shape(in_shapes[1])
         if dshape is None or fshape is None:
             return [dshape, fshape], list(out_shapes), []
         return [dshape, fshape], [unify(self._target(dshape, fshape), out_shapes[0])], []
 
     def infer_type(self, in_types, out_types, aux_types):
-        dtype = in_types[0] if in_types[0] is not None else out_types[0]
-        return [dtype, in_types[1]], [dtype], []
+        return data_dtype(in_types, out_types)
 
     def forward(self, is_train, req, in_data, out_data, aux):
-        index = tuple(_slice(0, n) for n in out_data[0].shape)
+        index = tuple(slice(0, n) for n in out_data[0].shape)
         copy_into(out_data[0], in_data[0][index], req[0])
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         grad = in_grad[0]
         if _zero_then(grad, req[0]):
-            view = grad[tuple(_slice(0, n) for n in out_grad[0].shape)]
+            view = grad[tuple(slice(0, n) for n in out_grad[0].shape)]
             np.add(view, out_grad[0], out=view)
-        if req[1] == 'write':
-            in_grad[1].fill(0)
+        zero_grad(in_grad[1], req[1])
 
 
 @register
@@ -254,7 +240,7 @@ class tile(Operator):
         return dims, reps
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape = _ishape(in_shapes[0])
+        dshape = int_shape(in_shapes[0])
         if dshape is None or not shape_is_known(dshape):
             return [dshape], list(out_shapes), []
         if any(r < 0 for r in self.reps):
@@ -303,7 +289,7 @@ class repeat(Operator):
         return size_of(shape[:ax]), shape[ax], size_of(shape[ax + 1:])
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape = _ishape(in_shapes[0])
+        dshape = int_shape(in_shapes[0])
         if dshape is None:
             return [None], list(out_shapes), []
         if self.axis is None:
@@ -340,7 +326,7 @@ class reverse(Operator):
         return tuple(canonical_axis(a, ndim, 'reverse') for a in self.axis)
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        shape = unify(_ishape(in_shapes[0]), _ishape(out_shapes[0]))
+        shape = unify(int_shape(in_shapes[0]), int_shape(out_shapes[0]))
         if shape is not None:
             self._axes(len(shape))
         return [shape], [shape], []
@@ -378,7 +364,7 @@ class Pad(Operator):
                 for i in range(len(self.pad_width) // 2)]
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape = _ishape(in_shapes[0])
+        dshape = int_shape(in_shapes[0])
         if dshape is None:
             return [None], list(out_shapes), []
         if len(dshape) not in (4, 5):
@@ -408,7 +394,7 @@ class Pad(Operator):
         return self._source[1]
 
     def _center(self, in_shape):
-        return tuple(_slice(lo, lo + d) for d, (lo, _) in zip(in_shape, self._widths()))
+        return tuple(slice(lo, lo + d) for d, (lo, _) in zip(in_shape, self._widths()))
 
     def forward(self, is_train, req, in_data, out_data, aux):
         out = out_data[0]

@@ -7,10 +7,29 @@ import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_dtype, parse_float, parse_int
 from ..base import parse_optional
-from .nn import choice, scratch, store_from
+from .common import choice, data_shape, scratch, store_from, work_buffer, zero_grad
 from .registry import Operator, Param, ShapeError, register, unify
 
-__all__ = []
+__all__ = ['softmax_into']
+
+
+def softmax_into(x3, out3):
+    """Softmax over axis 1 of a 3-D view ``x3``, written into ``out3`` (may alias x3)."""
+    if x3.shape[2] == 1:            # 2-D reductions are faster than 3-D ones
+        x3, out3 = x3[:, :, 0], out3[:, :, 0]
+    peak = x3.max(axis=1, keepdims=True)
+    np.subtract(x3, peak, out=out3)
+    np.exp(out3, out=out3)
+    total = out3.sum(axis=1, keepdims=True)
+    np.divide(out3, total, out=out3)
+
+
+def _softmax_grad(dy, y, axis, work):
+    """The softmax backward ``y * (dy - sum(dy * y))`` along ``axis``, into ``work``."""
+    np.multiply(dy, y, out=work)
+    total = np.sum(work, axis=axis, keepdims=True)
+    np.subtract(dy, total, out=work)
+    work *= y
 
 
 def _positions(shape, axis):
@@ -54,12 +73,7 @@ class _SoftmaxBase(Operator):
         return axis
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        try:
-            data = unify(in_shapes[0], out_shapes[0])
-        except ShapeError:
-            raise ShapeError('%s: output shape %s does not match data %s'
-                             % (self.name, tuple(out_shapes[0]), tuple(in_shapes[0]))) \
-                from None
+        data = data_shape(self.name, in_shapes[0], out_shapes[0])
         ins = [data] + list(in_shapes[1:])
         if data is not None:
             axis = self._axis(len(data))
@@ -97,7 +111,7 @@ class _SoftmaxBase(Operator):
             return
         x, out = in_data[0], out_data[0]
         axis = self._axis(x.ndim)
-        dst = out if req[0] == 'write' else scratch('fwd', out.shape, out.dtype)
+        dst = work_buffer('fwd', out, req[0])
         if self.use_length:
             self._masked_softmax(x, in_data[1], axis, dst)
         else:
@@ -127,9 +141,8 @@ class _SoftmaxBase(Operator):
         dst /= total
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-        if self.use_length and req[1] != 'null':
-            if req[1] == 'write':
-                in_grad[1].fill(0)
+        if self.use_length:
+            zero_grad(in_grad[1], req[1])
         if req[0] == 'null':
             return
         dy, y = out_grad[0], out_data[0]
@@ -142,11 +155,7 @@ class _SoftmaxBase(Operator):
             work *= np.sum(dy, axis=axis, keepdims=True)
             np.subtract(dy, work, out=work)
         else:
-            # dx = y * (dy - sum(dy * y))
-            np.multiply(dy, y, out=work)
-            total = np.sum(work, axis=axis, keepdims=True)
-            np.subtract(dy, total, out=work)
-            work *= y
+            _softmax_grad(dy, y, axis, work)
         if self.temperature is not None and self.temperature != 1:
             work /= self.temperature
         store_from(dx, req[0], work)
@@ -211,8 +220,9 @@ class SoftmaxActivation(Operator):
     backward_uses_inputs = False
 
     def _view(self, a):
+        """``a`` as (rows, classes, positions): the softmax runs over axis 1."""
         if self.mode == 'instance':
-            return a.reshape(-1, a.shape[-1])
+            return a.reshape(-1, a.shape[-1], 1)
         if a.ndim < 3:
             raise MXNetError('SoftmaxActivation: input needs at least 3 dimensions when '
                              "mode='channel', found shape %s" % (a.shape,))
@@ -230,10 +240,8 @@ class SoftmaxActivation(Operator):
         if req[0] == 'null':
             return
         x, out = self._view(in_data[0]), self._view(out_data[0])
-        dst = out if req[0] == 'write' else scratch('fwd', out.shape, out.dtype)
-        np.subtract(x, np.max(x, axis=1, keepdims=True), out=dst)
-        np.exp(dst, out=dst)
-        dst /= np.sum(dst, axis=1, keepdims=True)
+        dst = work_buffer('fwd', out, req[0])
+        softmax_into(x, dst)
         if dst is not out:
             out += dst
 
@@ -244,8 +252,5 @@ class SoftmaxActivation(Operator):
         shape3 = (y.shape[0], y.shape[1] if y.ndim > 1 else 1, -1)
         y3, dy3 = y.reshape(shape3), out_grad[0].reshape(shape3)
         work = scratch('work', y3.shape, y.dtype)
-        np.multiply(dy3, y3, out=work)
-        total = np.sum(work, axis=1, keepdims=True)
-        np.subtract(dy3, total, out=work)
-        work *= y3
+        _softmax_grad(dy3, y3, 1, work)
         store_from(in_grad[0].reshape(y3.shape), req[0], work)

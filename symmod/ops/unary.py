@@ -13,10 +13,11 @@ import numpy as np
 
 from ..base import parse_float
 from . import special
-from .elemwise import is_integer, store, store_cast, zero_grad
+from .common import store, store_cast, zero_grad
+from .elemwise import is_integer, pass_grad
 from .registry import Operator, Param, REQUIRED, register
 
-__all__ = ['UnaryMath']
+__all__ = ['UnaryMath', 'sigmoid']
 
 
 # ---- the operator base ----------------------------------------------------------------
@@ -84,7 +85,9 @@ def _relu(x, out=None):
     return np.maximum(x, 0, out=out)
 
 
-def _sigmoid(x, out=None):
+def sigmoid(x, out=None):
+    """The logistic function ``1 / (1 + exp(-x))`` (``exp`` overflows to inf, and the
+    result to 0, for very negative x: callers silence numpy's warning)."""
     y = np.negative(x, out=out)
     np.exp(y, out=y)
     y += 1
@@ -158,13 +161,6 @@ _RADIANS = float(np.float32(math.pi) / np.float32(180.0))
 
 
 # ---- gradient functions: g(x, y, dy, out) = dy * f'(x) --------------------------------
-def _g_copy(x, y, dy, out):
-    if out is None:
-        return dy
-    np.copyto(out, dy)
-    return out
-
-
 def _g_negative(x, y, dy, out):
     return np.negative(dy, out=out)
 
@@ -240,10 +236,6 @@ def _den_rcbrt(x, out):
     return np.multiply(value, 3, out=value)
 
 
-def _d_identity(v, out):
-    return _copy(v, out)
-
-
 def _d_constant(factor):
     def derivative(v, out):
         if out is None:
@@ -257,19 +249,19 @@ def _den_one_plus(x, out):
     return np.add(x, 1, out=out)
 
 
-def _den_one_minus_square(x, out):
+def _one_minus_square(x, out):
     value = np.square(x, out=out)
     return np.subtract(1, value, out=value)
 
 
-def _den_square_plus_one(x, out):
+def _one_plus_square(x, out):
     value = np.square(x, out=out)
     value += 1
     return value
 
 
 def _den_sqrt_one_minus_square(x, out):
-    value = _den_one_minus_square(x, out)
+    value = _one_minus_square(x, out)
     return np.sqrt(value, out=value)
 
 
@@ -281,16 +273,6 @@ def _den_sqrt_square_minus_one(x, out):
 
 def _den_hypot_one(x, out):
     return np.hypot(x, 1, out=out)
-
-
-def _d_one_plus_square(y, out):
-    value = np.square(y, out=out)
-    value += 1
-    return value
-
-
-def _d_one_minus_square(y, out):
-    return _den_one_minus_square(y, out)
 
 
 def _d_neg_sin(x, out):
@@ -336,11 +318,11 @@ def _d_ufunc(ufunc):
 # ---- the operators --------------------------------------------------------------------
 _unary('relu', ('_sparse_relu',), _relu, _g_relu, 'output',
        'Rectified linear unit: ``max(x, 0)``.', int_native=True, inplace=True, warns=False)
-_unary('sigmoid', ('_sparse_sigmoid',), _sigmoid, _times(_d_sigmoid, 'y'), 'output',
+_unary('sigmoid', ('_sparse_sigmoid',), sigmoid, _times(_d_sigmoid, 'y'), 'output',
        'Logistic sigmoid: ``1 / (1 + exp(-x))``.', inplace=True)
 _unary('softsign', (), _softsign, _over(_den_softsign, 'x'), 'input',
        'Softsign: ``x / (1 + |x|)``.')
-_unary('_copy', ('identity',), _copy, _g_copy, None, 'Returns a copy of the input.',
+_unary('_copy', ('identity',), _copy, pass_grad, None, 'Returns a copy of the input.',
        int_native=True, inplace=True, warns=False)
 _unary('negative', ('_sparse_negative',), np.negative, _g_negative, None,
        'Numerical negative: ``-x``.', int_native=True, inplace=True, warns=False)
@@ -376,9 +358,9 @@ _unary('cbrt', ('_sparse_cbrt',), np.cbrt, _over(_den_cbrt, 'y'), 'output', 'Cub
        inplace=True)
 _unary('rcbrt', (), _reciprocal_of(np.cbrt), _over(_den_rcbrt, 'x', negate=True), 'input',
        'Reciprocal cube root: ``1 / cbrt(x)``.')
-_unary('exp', ('_sparse_exp',), np.exp, _times(_d_identity, 'y'), 'output',
+_unary('exp', ('_sparse_exp',), np.exp, _times(_copy, 'y'), 'output',
        'Exponential: ``e ** x``.', inplace=True)
-_unary('log', ('_sparse_log',), np.log, _over(_d_identity, 'x'), 'input', 'Natural logarithm.')
+_unary('log', ('_sparse_log',), np.log, _over(_copy, 'x'), 'input', 'Natural logarithm.')
 _unary('log10', ('_sparse_log10',), np.log10, _over(_den_times(math.log(10.0)), 'x'), 'input',
        'Base-10 logarithm.')
 _unary('log2', ('_sparse_log2',), np.log2, _over(_den_times(math.log(2.0)), 'x'), 'input',
@@ -389,13 +371,13 @@ _unary('expm1', ('_sparse_expm1',), np.expm1, _times(_d_ufunc(np.exp), 'x'), 'in
        '``exp(x) - 1``, accurate for small x.')
 _unary('sin', ('_sparse_sin',), np.sin, _times(_d_ufunc(np.cos), 'x'), 'input', 'Sine.')
 _unary('cos', ('_sparse_cos',), np.cos, _times(_d_neg_sin, 'x'), 'input', 'Cosine.')
-_unary('tan', ('_sparse_tan',), np.tan, _times(_d_one_plus_square, 'y'), 'output', 'Tangent.',
+_unary('tan', ('_sparse_tan',), np.tan, _times(_one_plus_square, 'y'), 'output', 'Tangent.',
        inplace=True)
 _unary('arcsin', ('_sparse_arcsin',), np.arcsin, _over(_den_sqrt_one_minus_square, 'x'),
        'input', 'Inverse sine.')
 _unary('arccos', ('_sparse_arccos',), np.arccos,
        _over(_den_sqrt_one_minus_square, 'x', negate=True), 'input', 'Inverse cosine.')
-_unary('arctan', ('_sparse_arctan',), np.arctan, _over(_den_square_plus_one, 'x'), 'input',
+_unary('arctan', ('_sparse_arctan',), np.arctan, _over(_one_plus_square, 'x'), 'input',
        'Inverse tangent.')
 _unary('degrees', ('_sparse_degrees',), _scaled(_DEGREES), _times(_d_constant(_DEGREES), 'x'),
        None, 'Converts radians to degrees.')
@@ -405,13 +387,13 @@ _unary('sinh', ('_sparse_sinh',), np.sinh, _times(_d_ufunc(np.cosh), 'x'), 'inpu
        'Hyperbolic sine.')
 _unary('cosh', ('_sparse_cosh',), np.cosh, _times(_d_ufunc(np.sinh), 'x'), 'input',
        'Hyperbolic cosine.')
-_unary('tanh', ('_sparse_tanh',), np.tanh, _times(_d_one_minus_square, 'y'), 'output',
+_unary('tanh', ('_sparse_tanh',), np.tanh, _times(_one_minus_square, 'y'), 'output',
        'Hyperbolic tangent.', inplace=True)
 _unary('arcsinh', ('_sparse_arcsinh',), np.arcsinh, _over(_den_hypot_one, 'x'), 'input',
        'Inverse hyperbolic sine.')
 _unary('arccosh', ('_sparse_arccosh',), np.arccosh, _over(_den_sqrt_square_minus_one, 'x'),
        'input', 'Inverse hyperbolic cosine.')
-_unary('arctanh', ('_sparse_arctanh',), np.arctanh, _over(_den_one_minus_square, 'x'), 'input',
+_unary('arctanh', ('_sparse_arctanh',), np.arctanh, _over(_one_minus_square, 'x'), 'input',
        'Inverse hyperbolic tangent.')
 _unary('erf', ('_npx_erf',), special.erf, _times(_d_erf, 'x'), 'input', 'Gauss error function.')
 _unary('erfinv', ('_npx_erfinv',), special.erfinv, _times(_d_erfinv, 'y'), 'output',

@@ -11,6 +11,40 @@ from .base_cell import BaseRNNCell
 __all__ = ['RNNCell', 'LSTMCell', 'GRUCell']
 
 
+def lstm_update(cell, gates, prev_c, name, activation):
+    """The LSTM state update from the four sliced gates (input, forget, candidate,
+    output); ``activation`` squashes the candidate and the new cell state.
+
+    Returns ``(next_h, [next_h, next_c])``. Shared with :class:`ConvLSTMCell`.
+    """
+    in_gate = symbol.Activation(gates[0], act_type='sigmoid', name='%si' % name)
+    forget_gate = symbol.Activation(gates[1], act_type='sigmoid', name='%sf' % name)
+    in_transform = cell._get_activation(gates[2], activation, name='%sc' % name)
+    out_gate = symbol.Activation(gates[3], act_type='sigmoid', name='%so' % name)
+    next_c = symbol._internal._plus(forget_gate * prev_c, in_gate * in_transform,
+                                    name='%sstate' % name)
+    next_h = symbol._internal._mul(out_gate, cell._get_activation(next_c, activation),
+                                   name='%sout' % name)
+    return next_h, [next_h, next_c]
+
+
+def gru_update(cell, i2h, h2h, prev_h, name, activation):
+    """The GRU state update from the i2h and h2h transforms (each holding the r, z and
+    candidate parts); ``activation`` squashes the candidate.
+
+    Returns ``(next_h, [next_h])``. Shared with :class:`ConvGRUCell`.
+    """
+    i2h_r, i2h_z, i2h_o = symbol.SliceChannel(i2h, num_outputs=3, name='%s_i2h_slice' % name)
+    h2h_r, h2h_z, h2h_o = symbol.SliceChannel(h2h, num_outputs=3, name='%s_h2h_slice' % name)
+    reset_gate = symbol.Activation(i2h_r + h2h_r, act_type='sigmoid', name='%s_r_act' % name)
+    update_gate = symbol.Activation(i2h_z + h2h_z, act_type='sigmoid', name='%s_z_act' % name)
+    candidate = cell._get_activation(i2h_o + reset_gate * h2h_o, activation,
+                                     name='%s_h_act' % name)
+    next_h = symbol._internal._plus((1. - update_gate) * candidate, update_gate * prev_h,
+                                    name='%sout' % name)
+    return next_h, [next_h]
+
+
 class RNNCell(BaseRNNCell):
     """Simple recurrent cell: ``h_t = act(W_i x_t + b_i + W_h h_{t-1} + b_h)``.
 
@@ -119,15 +153,7 @@ class LSTMCell(BaseRNNCell):
         h2h = symbol.FullyConnected(data=states[0], weight=self._hW, bias=self._hB,
                                     num_hidden=self._num_hidden * 4, name='%sh2h' % name)
         gates = symbol.SliceChannel(i2h + h2h, num_outputs=4, name='%sslice' % name)
-        in_gate = symbol.Activation(gates[0], act_type='sigmoid', name='%si' % name)
-        forget_gate = symbol.Activation(gates[1], act_type='sigmoid', name='%sf' % name)
-        in_transform = symbol.Activation(gates[2], act_type='tanh', name='%sc' % name)
-        out_gate = symbol.Activation(gates[3], act_type='sigmoid', name='%so' % name)
-        next_c = symbol._internal._plus(forget_gate * states[1], in_gate * in_transform,
-                                        name='%sstate' % name)
-        next_h = symbol._internal._mul(out_gate, symbol.Activation(next_c, act_type='tanh'),
-                                       name='%sout' % name)
-        return next_h, [next_h, next_c]
+        return lstm_update(self, gates, states[1], name, 'tanh')
 
 
 class GRUCell(BaseRNNCell):
@@ -176,21 +202,8 @@ class GRUCell(BaseRNNCell):
         self._counter += 1
         # MXNet's GRU names its nodes '<prefix>t<k>__i2h' etc. (double underscore)
         name = '%st%d_' % (self._prefix, self._counter)
-        prev_h = states[0]
         i2h = symbol.FullyConnected(data=inputs, weight=self._iW, bias=self._iB,
                                     num_hidden=self._num_hidden * 3, name='%s_i2h' % name)
-        h2h = symbol.FullyConnected(data=prev_h, weight=self._hW, bias=self._hB,
+        h2h = symbol.FullyConnected(data=states[0], weight=self._hW, bias=self._hB,
                                     num_hidden=self._num_hidden * 3, name='%s_h2h' % name)
-        i2h_r, i2h_z, i2h_o = symbol.SliceChannel(i2h, num_outputs=3,
-                                                  name='%s_i2h_slice' % name)
-        h2h_r, h2h_z, h2h_o = symbol.SliceChannel(h2h, num_outputs=3,
-                                                  name='%s_h2h_slice' % name)
-        reset_gate = symbol.Activation(i2h_r + h2h_r, act_type='sigmoid',
-                                       name='%s_r_act' % name)
-        update_gate = symbol.Activation(i2h_z + h2h_z, act_type='sigmoid',
-                                        name='%s_z_act' % name)
-        candidate = symbol.Activation(i2h_o + reset_gate * h2h_o, act_type='tanh',
-                                      name='%s_h_act' % name)
-        next_h = symbol._internal._plus((1. - update_gate) * candidate, update_gate * prev_h,
-                                        name='%sout' % name)
-        return next_h, [next_h]
+        return gru_update(self, i2h, h2h, states[0], name, 'tanh')

@@ -4,6 +4,7 @@ import functools
 
 from .. import symbol
 from .base_cell import BaseRNNCell
+from .cells import gru_update, lstm_update
 
 __all__ = ['BaseConvRNNCell', 'ConvRNNCell', 'ConvLSTMCell', 'ConvGRUCell']
 
@@ -190,15 +191,7 @@ class ConvLSTMCell(BaseConvRNNCell):
         i2h, h2h = self._conv_forward(inputs, states, name)
         gates = symbol.SliceChannel(i2h + h2h, num_outputs=4,
                                     axis=self._conv_layout.find('C'), name='%sslice' % name)
-        in_gate = symbol.Activation(gates[0], act_type='sigmoid', name='%si' % name)
-        forget_gate = symbol.Activation(gates[1], act_type='sigmoid', name='%sf' % name)
-        in_transform = self._get_activation(gates[2], self._activation, name='%sc' % name)
-        out_gate = symbol.Activation(gates[3], act_type='sigmoid', name='%so' % name)
-        next_c = symbol._internal._plus(forget_gate * states[1], in_gate * in_transform,
-                                        name='%sstate' % name)
-        next_h = symbol._internal._mul(out_gate, self._get_activation(next_c, self._activation),
-                                       name='%sout' % name)
-        return next_h, [next_h, next_c]
+        return lstm_update(self, gates, states[1], name, self._activation)
 
 
 class ConvGRUCell(BaseConvRNNCell):
@@ -240,16 +233,4 @@ class ConvGRUCell(BaseConvRNNCell):
         name = '%st%d_' % (self._prefix, self._counter)
         i2h, h2h = self._conv_forward(inputs, states, name)
         # as in MXNet, the gates are split on axis 1 (the channels of NCHW) for any layout
-        i2h_r, i2h_z, i2h_o = symbol.SliceChannel(i2h, num_outputs=3,
-                                                  name='%s_i2h_slice' % name)
-        h2h_r, h2h_z, h2h_o = symbol.SliceChannel(h2h, num_outputs=3,
-                                                  name='%s_h2h_slice' % name)
-        reset_gate = symbol.Activation(i2h_r + h2h_r, act_type='sigmoid',
-                                       name='%s_r_act' % name)
-        update_gate = symbol.Activation(i2h_z + h2h_z, act_type='sigmoid',
-                                        name='%s_z_act' % name)
-        candidate = self._get_activation(i2h_o + reset_gate * h2h_o, self._activation,
-                                         name='%s_h_act' % name)
-        next_h = symbol._internal._plus((1. - update_gate) * candidate, update_gate * states[0],
-                                        name='%sout' % name)
-        return next_h, [next_h]
+        return gru_update(self, i2h, h2h, states[0], name, self._activation)

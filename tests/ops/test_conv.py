@@ -267,6 +267,28 @@ def test_global_pooling(pool_type):
     assert_almost_equal(y.asnumpy(), reduce(x, axis=(2, 3), keepdims=True), rtol=1e-12)
 
 
+@pytest.mark.parametrize('shape', [(2, 3, 9), (2, 3, 5, 4), (2, 2, 3, 4, 3)])
+def test_global_max_pooling_without_kernel_gradient(shape):
+    # no kernel: no workspace output, so backward finds each plane's maximum again
+    x = np.random.permutation(int(np.prod(shape))).reshape(shape) / 7.0 - 3
+    sym = mx.sym.Pooling(mx.sym.Variable('data'), global_pool=True, pool_type='max')
+    assert sym.list_outputs() == [sym.name + '_output']
+    check_numeric_gradient(sym, [x], numeric_eps=1e-6, rtol=1e-5, atol=1e-8, dtype=np.float64)
+    dy = np.random.randn(*shape[:2])
+    for req, start in (('write', 0.0), ('add', 1.0)):
+        ex = sym.bind(mx.cpu(), args={'data': mx.nd.array(x, dtype=np.float64)},
+                      args_grad={'data': mx.nd.full(shape, start, dtype=np.float64)},
+                      grad_req=req)
+        ex.forward(is_train=True)
+        ex.backward(mx.nd.array(dy.reshape(shape[:2] + (1,) * (len(shape) - 2)),
+                                dtype=np.float64))
+        flat = x.reshape(shape[0] * shape[1], -1)
+        expected = np.zeros_like(flat)
+        expected[np.arange(len(flat)), flat.argmax(axis=1)] = dy.reshape(-1)
+        assert_almost_equal(ex.grad_dict['data'].asnumpy(),
+                            expected.reshape(shape) + start, rtol=1e-12)
+
+
 def test_max_pool_gradient_goes_to_first_maximum():
     x = np.ones((1, 1, 4, 4))
     ex = mx.sym.Pooling(mx.sym.Variable('data'), kernel=(2, 2), stride=(2, 2)).simple_bind(

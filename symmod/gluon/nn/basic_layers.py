@@ -14,23 +14,34 @@ __all__ = ['Sequential', 'HybridSequential', 'Dense', 'Dropout', 'BatchNorm', 'F
            'Lambda', 'HybridLambda']
 
 
-def _container_repr(block):
-    modstr = '\n'.join(['  ({key}): {block}'.format(key=key, block=_indent(repr(child), 2))
-                        for key, child in block._children.items()])
-    return '{name}(\n{modstr}\n)'.format(name=block.__class__.__name__, modstr=modstr)
+class _Stack:
+    """What Sequential and HybridSequential share: children added in order, indexing
+    (a slice gives a new container of the same type), ``len`` and the repr."""
+
+    def add(self, *blocks):
+        """Append blocks to the stack."""
+        for block in blocks:
+            self.register_child(block)
+
+    def __repr__(self):
+        modstr = '\n'.join(['  ({key}): {block}'.format(key=key, block=_indent(repr(child), 2))
+                            for key, child in self._children.items()])
+        return '{name}(\n{modstr}\n)'.format(name=self.__class__.__name__, modstr=modstr)
+
+    def __getitem__(self, key):
+        layers = list(self._children.values())[key]
+        if not isinstance(layers, list):
+            return layers
+        net = type(self)(prefix=self._prefix)
+        with net.name_scope():
+            net.add(*layers)
+        return net
+
+    def __len__(self):
+        return len(self._children)
 
 
-def _container_getitem(block, key):
-    layers = list(block._children.values())[key]
-    if not isinstance(layers, list):
-        return layers
-    net = type(block)(prefix=block._prefix)
-    with net.name_scope():
-        net.add(*layers)
-    return net
-
-
-class Sequential(Block):
+class Sequential(_Stack, Block):
     """Stack blocks: the output of each is the input of the next.
 
     Examples
@@ -41,27 +52,10 @@ class Sequential(Block):
     ...     net.add(mx.gluon.nn.Dense(20))
     """
 
-    def __init__(self, prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
-
-    def add(self, *blocks):
-        """Append blocks to the stack."""
-        for block in blocks:
-            self.register_child(block)
-
     def forward(self, x):
         for block in self._children.values():
             x = block(x)
         return x
-
-    def __repr__(self):
-        return _container_repr(self)
-
-    def __getitem__(self, key):
-        return _container_getitem(self, key)
-
-    def __len__(self):
-        return len(self._children)
 
     def hybridize(self, active=True, **kwargs):
         """Hybridize the children (warns when all are HybridBlocks: use HybridSequential)."""
@@ -72,7 +66,7 @@ class Sequential(Block):
         super().hybridize(active, **kwargs)
 
 
-class HybridSequential(HybridBlock):
+class HybridSequential(_Stack, HybridBlock):
     """Stack HybridBlocks (the whole stack can be hybridized and exported).
 
     Examples
@@ -84,27 +78,10 @@ class HybridSequential(HybridBlock):
     >>> net.hybridize()
     """
 
-    def __init__(self, prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
-
-    def add(self, *blocks):
-        """Append blocks to the stack."""
-        for block in blocks:
-            self.register_child(block)
-
     def hybrid_forward(self, F, x):
         for block in self._children.values():
             x = block(x)
         return x
-
-    def __repr__(self):
-        return _container_repr(self)
-
-    def __getitem__(self, key):
-        return _container_getitem(self, key)
-
-    def __len__(self):
-        return len(self._children)
 
 
 class Dense(HybridBlock):
