@@ -114,71 +114,14 @@ class Plan:
         heads_with_grad = {k for k, (n, _) in zip(head_keys, self.heads)
                            if k in self.needs_grad and n.op is not None
                            and not self.operators[id(n)].is_loss}
-        self.heads_with_grad = heads_with_grad
 
-        # value lifetimes
-        last_use = {}
-
-        def use(key, step):
-            last_use[key] = max(last_use.get(key, -1), step)
-
-        for node in self.op_nodes:
-            op = self.operators[id(node)]
-            for child, i in node.inputs:
-                use((id(child), i), fwd_step[id(node)])
-            if id(node) in bwd_step:
-                step = bwd_step[id(node)]
-                if op.backward_uses_inputs:
-                    for child, i in node.inputs:
-                        use((id(child), i), step)
-                if op.backward_uses_outputs:
-                    for i in range(node.num_outputs()):
-                        use((id(node), i), step)
-        for key in head_keys:
-            last_use[key] = _FOREVER
-
-        buffers, keys = [], []
-        value_buffer = {}       # value key -> index in buffers
-        aliases = {}            # in-place outputs: output buffer -> input buffer
-        for node in self.op_nodes:
-            op = self.operators[id(node)]
-            for i in range(node.num_outputs()):
-                key = (id(node), i)
-                start = fwd_step[id(node)]
-                value_buffer[key] = len(buffers)
-                buffers.append((start, last_use.get(key, start), self._nbytes(key)))
-                keys.append(('value', key))
-            for in_index, out_index in op.inplace:
-                source = node.inputs[in_index]
-                source_key = (id(source[0]), source[1])
-                if source[0].op is not None and source_key in value_buffer \
-                        and self.dtype[source_key] == self.dtype[(id(node), out_index)]:
-                    aliases.setdefault(value_buffer[(id(node), out_index)], []).append(
-                        value_buffer[source_key])
-
-        # gradient lifetimes: first written by the first consumer in backward order
-        # (or set from the head gradient), last read by the producer's backward
-        self.grad_req = {}      # (id(consumer), input index) -> req
-        first_write = {}
-        self._grad = {}
-        for node in bwd_order:
-            for j, (child, i) in enumerate(node.inputs[:node.num_arguments()]):
-                key = (id(child), i)
-                if key not in self.needs_grad:
-                    self.grad_req[(id(node), j)] = 'null'
-                    continue
-                if child.op is None:
-                    user_req = var_req[id(child)]
-                    seen = key in first_write
-                    self.grad_req[(id(node), j)] = 'add' if (seen or user_req == 'add') \
-                        else 'write'
-                    first_write.setdefault(key, bwd_step[id(node)])
-                    continue
-                seen = key in first_write or key in heads_with_grad
-                self.grad_req[(id(node), j)] = 'add' if seen else 'write'
-                first_write.setdefault(key, bwd_step[id(node)])
+        # every intermediate buffer as (first step, last step, bytes)
+        last_use = self._value_lifetimes(fwd_step, bwd_step, head_keys)
+        buffers, keys, aliases = self._value_buffers(fwd_step, last_use)
+        first_write = self._gradient_requests(bwd_order, bwd_step, var_req, heads_with_grad)
         for key in heads_with_grad:
             first_write[key] = n_fwd     # filled from out_grads before the first step
+        self._grad = {}
         for node in self.backward_nodes:
             for i in range(node.num_visible_outputs()):
                 key = (id(node), i)
@@ -205,6 +148,71 @@ class Plan:
         self.head_grad_arrays = [self._grad.get(k) if k in heads_with_grad else None
                                  for k in head_keys]
         self.outputs = [self._value[k] for k in head_keys]
+
+    def _value_lifetimes(self, fwd_step, bwd_step, head_keys):
+        """Last step reading each value: forward consumers, and backward steps of the
+        operators whose backward reads their inputs or outputs; heads live forever."""
+        last_use = {}
+
+        def use(key, step):
+            last_use[key] = max(last_use.get(key, -1), step)
+
+        for node in self.op_nodes:
+            op = self.operators[id(node)]
+            for child, i in node.inputs:
+                use((id(child), i), fwd_step[id(node)])
+            if id(node) in bwd_step:
+                step = bwd_step[id(node)]
+                if op.backward_uses_inputs:
+                    for child, i in node.inputs:
+                        use((id(child), i), step)
+                if op.backward_uses_outputs:
+                    for i in range(node.num_outputs()):
+                        use((id(node), i), step)
+        for key in head_keys:
+            last_use[key] = _FOREVER
+        return last_use
+
+    def _value_buffers(self, fwd_step, last_use):
+        """One buffer per operator output, and the in-place candidates
+        ``{output buffer: [input buffers]}`` operators declare."""
+        buffers, keys = [], []
+        value_buffer = {}
+        aliases = {}
+        for node in self.op_nodes:
+            start = fwd_step[id(node)]
+            for i in range(node.num_outputs()):
+                key = (id(node), i)
+                value_buffer[key] = len(buffers)
+                buffers.append((start, last_use.get(key, start), self._nbytes(key)))
+                keys.append(('value', key))
+            for in_index, out_index in self.operators[id(node)].inplace:
+                child, i = node.inputs[in_index]
+                source = (id(child), i)
+                if child.op is not None and self.dtype[source] == \
+                        self.dtype[(id(node), out_index)]:
+                    aliases.setdefault(value_buffer[(id(node), out_index)], []).append(
+                        value_buffer[source])
+        return buffers, keys, aliases
+
+    def _gradient_requests(self, bwd_order, bwd_step, var_req, heads_with_grad):
+        """Set each backward input gradient's request (the first writer in backward order
+        writes, later ones add; a variable's own 'add' always adds) and return the step
+        that first writes each gradient."""
+        self.grad_req = {}      # (id(consumer), input index) -> req
+        first_write = {}
+        for node in bwd_order:
+            for j, (child, i) in enumerate(node.inputs[:node.num_arguments()]):
+                key = (id(child), i)
+                if key not in self.needs_grad:
+                    self.grad_req[(id(node), j)] = 'null'
+                    continue
+                seen = key in first_write or key in heads_with_grad
+                if child.op is None and var_req[id(child)] == 'add':
+                    seen = True
+                self.grad_req[(id(node), j)] = 'add' if seen else 'write'
+                first_write.setdefault(key, bwd_step[id(node)])
+        return first_write
 
     def _nbytes(self, key):
         return int(np.prod(self.shape[key], dtype=np.int64)) * self.dtype[key].itemsize

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import symmod as mx
-from conftest import mlp_symbol
+from module_fixtures import mlp_symbol
 
 
 def _train_iter(mnist, n=300, batch=50):

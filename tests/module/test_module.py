@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import symmod as mx
-from conftest import REF, mlp_symbol
+from module_fixtures import REF, mlp_symbol
 
 
 def _fit(mod, train, val=None, epochs=2, **kwargs):
