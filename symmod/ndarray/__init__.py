@@ -14,3 +14,4 @@ _register.populate(globals(), _internal.__dict__)
 op = sys.modules[__name__]
 from ..optimizer.fused_ops import *  # noqa: E402,F401,F403  (sgd_update, adam_update, ...)
 from . import contrib  # noqa: E402  (mx.nd.contrib.adamw_update, ...)
+from .. import random  # noqa: E402  (mx.nd.random: the samplers of symmod.random)
