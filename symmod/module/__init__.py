@@ -1,4 +1,7 @@
-"""``mx.mod``: modules — BaseModule, Module, BucketingModule."""
+"""``mx.mod``: modules — BaseModule, Module, BucketingModule, SequentialModule,
+PythonModule and PythonLossModule."""
 from .base_module import BaseModule
 from .module import Module
 from .bucketing_module import BucketingModule
+from .sequential_module import SequentialModule
+from .python_module import PythonModule, PythonLossModule
