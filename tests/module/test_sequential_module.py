@@ -123,7 +123,6 @@ def test_chain_errors():
     with pytest.raises(AssertionError, match='empty SequentialModule'):
         seq.bind(data_shapes=[('data', (2, 20))])
     # two modules holding the same parameter names
-    batch = _batch(np.random.default_rng(3))
     seq.add(mx.mod.Module(_lower(), label_names=None))
     seq.add(mx.mod.Module(_lower(), label_names=None), auto_wiring=True)
     seq.bind(data_shapes=[('data', (8, 16))], label_shapes=None)
@@ -131,7 +130,6 @@ def test_chain_errors():
                                              'in layer 1'):
         seq.init_params()
     assert seq.label_shapes is None
-    del batch
 
 
 def _softmax_grad(scores, labels):
