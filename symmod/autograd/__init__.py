@@ -13,12 +13,15 @@ has written their gradient since the last optimizer step (the "fresh gradient" f
 ``gluon.Trainer`` checks).
 
 Files: ``state.py`` (recording / training scopes), ``tape.py`` (recording, backward,
-grad), ``function.py`` (user-defined gradients).
+grad), ``function.py`` (user-defined gradients), ``graph_symbol.py`` (the recorded
+graph as a Symbol).
 """
 from .state import (record, pause, train_mode, predict_mode, is_recording, is_training,
                     set_recording, set_training)
 from .tape import mark_variables, backward, grad, _record_op, _get_fresh_grad, _set_fresh_grad
 from .function import Function
+from .graph_symbol import get_symbol
 
 __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training',
-           'set_recording', 'set_training', 'mark_variables', 'backward', 'grad', 'Function']
+           'set_recording', 'set_training', 'mark_variables', 'backward', 'grad', 'Function',
+           'get_symbol']

@@ -19,27 +19,37 @@ _INPLACE_IN_GRAPH = ('Assigning to NDArrays that are already in a computational 
                      'relu(x, out=x), y[idx]=x, etc inside a record section.')
 _GRAD_REQS = ('write', 'add', 'null')
 _SEQ = itertools.count(1)
+# MXNet's names for recorded graphs (autograd.get_symbol): one process-wide counter for
+# variables ('var<k>' when marked, 'null<k>' for inputs that were not recorded) and one
+# for operator nodes ('node_<k>')
+_VAR_NAMES = itertools.count()
+_NODE_NAMES = itertools.count()
 
 
 class _Variable:
     """A marked leaf: its gradient buffer, write request and fresh-gradient flag."""
-    __slots__ = ('grad', 'req', 'fresh')
+    __slots__ = ('grad', 'req', 'fresh', 'name')
     cleared = False
 
     def __init__(self, grad, req):
         self.grad = grad
         self.req = req
         self.fresh = False
+        self.name = 'var%d' % next(_VAR_NAMES)
 
 
 class _TapeNode:
     """One recorded operator call: what its backward needs."""
     __slots__ = ('seq', 'op', 'in_entries', 'in_data', 'aux', 'out_data', 'n_visible',
-                 'cleared')
+                 'cleared', 'name', 'input_names')
 
     def __init__(self, op, entries, inputs, outputs):
         n_args = len(entries)
         self.seq = next(_SEQ)
+        self.name = 'node_%d' % next(_NODE_NAMES)
+        # variable names of the inputs that are not recorded results (aux states included)
+        self.input_names = [_constant_name(x) if i >= n_args or entries[i] is None else None
+                            for i, x in enumerate(inputs)]
         self.op = op
         self.in_entries = entries
         self.in_data = [x._host() for x in inputs[:n_args]]
@@ -62,6 +72,14 @@ class _TapeNode:
         """Free the saved arrays; the node can no longer be differentiated."""
         self.cleared = True
         self.in_data = self.aux = self.out_data = None
+
+
+def _constant_name(array):
+    """The variable name standing for an unrecorded input array (kept for its reuses)."""
+    name = array._ag_name
+    if name is None:
+        name = array._ag_name = 'null%d' % next(_VAR_NAMES)
+    return name
 
 
 def _entry(array):

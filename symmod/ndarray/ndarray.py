@@ -34,7 +34,7 @@ class NDArray:
     Users create NDArrays with :func:`array`, :func:`zeros`, :func:`ones` and the
     operator functions in ``mx.nd``, not with this constructor.
     """
-    __slots__ = ('_data', '_ctx', '_grad', '_grad_req', '_ag_entry', '__weakref__')
+    __slots__ = ('_data', '_ctx', '_grad', '_grad_req', '_ag_entry', '_ag_name', '__weakref__')
     __array_priority__ = 1000.0
 
     def __init__(self, data, ctx=None):
@@ -45,6 +45,7 @@ class NDArray:
         self._grad = None
         self._grad_req = 'null'
         self._ag_entry = None
+        self._ag_name = None      # autograd.get_symbol's variable name when not recorded
 
     # ---- attributes ----------------------------------------------------------
     @property
@@ -546,6 +547,7 @@ class NDArray:
         self._grad = None
         self._grad_req = 'null'
         self._ag_entry = None
+        self._ag_name = None      # autograd.get_symbol's variable name when not recorded
 
     def __reduce__(self):
         return NDArray, (None,), self.__getstate__()

@@ -18,6 +18,7 @@ def operator_instance(op_name, params):
     inst = _INSTANCES.get(key)
     if inst is None:
         inst = registry.get(op_name)({k: v for k, v in params.items()})
+        inst._given_attrs = key[1]      # what autograd.get_symbol writes into the graph
         if len(_INSTANCES) > 4096:
             _INSTANCES.clear()
         _INSTANCES[key] = inst

@@ -1,0 +1,98 @@
+"""autograd.get_symbol: the recorded graph as a Symbol, as MXNet 1.9.1 writes it."""
+import json
+import pathlib
+import re
+
+import numpy as np
+import pytest
+
+import symmod as mx
+from symmod.base import MXNetError
+
+REF = json.loads((pathlib.Path(__file__).parent / 'data' / 'autograd_symbol_reference.json')
+                 .read_text())
+
+
+def _normalized(text):
+    """Renumber var<k>/null<k>/node_<k> in order of appearance: the numbers come from
+    process-wide counters, so only the structure is comparable across processes."""
+    seen = {}
+    return re.sub(r'\b(var|null|node_)(\d+)(?!\d)',
+                  lambda m: '%s%d' % (m.group(1), seen.setdefault(m.group(0), len(seen))), text)
+
+
+def mlp_head():
+    x = mx.nd.ones((2, 3)); x.attach_grad()
+    w = mx.nd.ones((4, 3)); w.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.FullyConnected(x, w, num_hidden=4, no_bias=True)
+        return mx.nd.relu(y) * 2 + x.sum()
+
+
+def constants_and_aux():
+    x = mx.nd.ones((2, 3, 4, 4)); x.attach_grad()
+    gamma, beta = mx.nd.ones((3,)), mx.nd.zeros((3,))
+    mean, var = mx.nd.zeros((3,)), mx.nd.ones((3,))
+    scale = mx.nd.full((2, 3, 4, 4), 0.5)
+    with mx.autograd.record():
+        y = mx.nd.BatchNorm(x, gamma, beta, mean, var, fix_gamma=False, momentum=0.8)
+        return (y * scale + scale).mean(axis=(1, 2))
+
+
+def split_outputs():
+    x = mx.nd.ones((2, 6)); x.attach_grad()
+    with mx.autograd.record():
+        parts = mx.nd.split(x, num_outputs=3, axis=1)
+        return mx.nd.concat(parts[2], mx.nd.tanh(parts[0]), dim=1)
+
+
+@pytest.mark.parametrize('case', [mlp_head, constants_and_aux, split_outputs],
+                         ids=lambda f: f.__name__)
+def test_json_matches_mxnet(case):
+    got = mx.autograd.get_symbol(case()).tojson()
+    assert _normalized(got) == _normalized(REF[case.__name__])
+
+
+def test_names_are_mxnets_and_a_reused_constant_is_one_variable():
+    x = mx.nd.ones((2,)); x.attach_grad()
+    c = mx.nd.full((2,), 3.0)
+    with mx.autograd.record():
+        y = x * c + c
+    sym = mx.autograd.get_symbol(y)
+    args = sym.list_arguments()
+    assert len(args) == 2
+    assert re.fullmatch(r'var\d+', args[0]) and re.fullmatch(r'null\d+', args[1])
+    assert re.fullmatch(r'node_\d+_output', sym.list_outputs()[0])
+    # the same graph, asked for twice, has the same names
+    assert mx.autograd.get_symbol(y).tojson() == sym.tojson()
+
+
+def test_the_symbol_computes_the_recorded_value_and_gradient():
+    rng = np.random.default_rng(0)
+    x = mx.nd.array(rng.standard_normal((3, 5))); x.attach_grad()
+    w = mx.nd.array(rng.standard_normal((4, 5))); w.attach_grad()
+    b = mx.nd.array(rng.standard_normal((4,)))
+    with mx.autograd.record():
+        out = mx.nd.sum(mx.nd.tanh(mx.nd.FullyConnected(x, w, b, num_hidden=4)) ** 2, axis=1)
+    out.backward(retain_graph=True)
+    sym = mx.autograd.get_symbol(out)
+    names = sym.list_arguments()
+    exe = sym.bind(mx.cpu(), dict(zip(names, [x, w, b])),
+                   args_grad={names[0]: mx.nd.zeros(x.shape), names[1]: mx.nd.zeros(w.shape)},
+                   grad_req={names[0]: 'write', names[1]: 'write', names[2]: 'null'})
+    exe.forward(is_train=True)
+    np.testing.assert_allclose(exe.outputs[0].asnumpy(), out.asnumpy(), rtol=1e-6)
+    exe.backward(mx.nd.ones(out.shape))
+    np.testing.assert_allclose(exe.grad_dict[names[0]].asnumpy(), x.grad.asnumpy(), rtol=1e-5)
+    np.testing.assert_allclose(exe.grad_dict[names[1]].asnumpy(), w.grad.asnumpy(), rtol=1e-5)
+
+
+def test_errors_outside_a_recorded_graph():
+    x = mx.nd.ones((2,)); x.attach_grad()
+    with pytest.raises(MXNetError, match='not in a computational graph'):
+        mx.autograd.get_symbol(x * 2)
+    with mx.autograd.record():
+        y = x * 2
+    y.backward()
+    with pytest.raises(MXNetError, match='not in a computational graph'):
+        mx.autograd.get_symbol(y)
