@@ -10,7 +10,7 @@ from . import ndarray as nd
 from . import symbol as sym
 from .context import cpu
 
-__all__ = ['BatchEndParam', 'save_checkpoint', 'load_checkpoint', 'load_params']
+__all__ = ['BatchEndParam', 'save_checkpoint', 'load_checkpoint', 'load_params', 'FeedForward']
 
 BatchEndParam = namedtuple('BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals'])
 
@@ -157,3 +157,7 @@ def _multiple_callbacks(callbacks, *args, **kwargs):
         return
     if callbacks:
         callbacks(*args, **kwargs)
+
+
+# the deprecated estimator lives in its own file; imported last because it uses the above
+from .feedforward import FeedForward  # noqa: E402  pylint: disable=wrong-import-position
