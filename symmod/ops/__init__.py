@@ -20,3 +20,8 @@ from . import conv
 from . import pooling
 from . import norm
 from . import softmax
+from . import sequence
+from . import normalization
+from . import deconv
+from . import upsampling
+from . import sorting

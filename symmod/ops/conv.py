@@ -18,7 +18,7 @@ from ..base import MXNetError, parse_bool, parse_int, parse_optional, parse_tupl
 from .common import choice, expect_shape, matmul_into, scratch, store_from
 from .registry import Operator, Param, ShapeError, register, unify
 
-__all__ = ['conv_output_size']
+__all__ = ['conv_output_size', 'columns', 'scatter_columns']
 
 _LAYOUTS = {1: 'NCW', 2: 'NCHW', 3: 'NCDHW'}
 
@@ -39,7 +39,7 @@ def _spatial_params(opname, kernel, named, allow_empty_kernel=False):
             raise MXNetError('%s: %s must have the same number of dimensions as kernel, but '
                              'kernel is set to %s while %s is %s'
                              % (opname, what, tuple(kernel), what, value))
-        low = 0 if what == 'pad' else 1
+        low = 0 if what in ('pad', 'adj') else 1
         if any(v < low for v in value):
             raise MXNetError('%s: incorrect %s %s: every entry must be at least %d'
                              % (opname, what, value, low))
@@ -122,6 +122,7 @@ class _ConvGeometry:
         nd = len(op.kernel)
         self.n, self.c = xshape[0], xshape[1]
         self.spatial = xshape[2:]
+        self.pads = tuple(op.pads)
         self.padded = tuple(s + 2 * p for s, p in zip(self.spatial, op.pads))
         self.out = tuple(conv_output_size(s, k, st, d, p) for s, k, st, d, p in
                          zip(self.spatial, op.kernel, op.strides, op.dilates, op.pads))
@@ -137,14 +138,69 @@ class _ConvGeometry:
         self.stride3 = lead + tuple(op.strides)
         self.dilate3 = lead + tuple(op.dilates)
         self.nd = nd
+        self.strides, self.dilates = tuple(op.strides), tuple(op.dilates)
+        # where the unpadded input sits inside the padded one
+        self.interior = (Ellipsis,) + tuple(slice(p, p + s)
+                                            for p, s in zip(op.pads, self.spatial))
 
-    def view(self, xp, op):
+    def view(self, xp):
         """The (C, *kernel, N, *out) strided window view of padded input ``xp``."""
         s = xp.strides
         spatial = s[2:]
-        strides = ((s[1],) + tuple(a * d for a, d in zip(spatial, op.dilates)) + (s[0],)
-                   + tuple(a * st for a, st in zip(spatial, op.strides)))
+        strides = ((s[1],) + tuple(a * d for a, d in zip(spatial, self.dilates)) + (s[0],)
+                   + tuple(a * st for a, st in zip(spatial, self.strides)))
         return as_strided(xp, self.view_shape, strides, writeable=False)
+
+
+def columns(x, geo, cache, reuse=False):
+    """The column matrix (im2col) of ``x`` for geometry ``geo``, in a buffer kept in ``cache``.
+
+    ``cache`` is a dict owned by one operator instance; with ``reuse`` the columns left
+    there by the previous call are returned when they were made from the same array.
+    """
+    key = (x.shape, x.dtype, geo.pads, threading.get_ident())
+    entry = cache.get(key)
+    if entry is None:
+        if len(cache) > 16:
+            cache.clear()
+        padded = np.zeros((geo.n, geo.c) + geo.padded, x.dtype) if geo.needs_pad else None
+        entry = cache[key] = [np.empty(geo.col_shape, x.dtype), None, padded]
+    token = (x.__array_interface__['data'][0], x.strides)
+    col = entry[0]
+    if reuse and entry[1] == token:
+        return col
+    source = x
+    if geo.needs_pad:
+        source = entry[2]
+        source[geo.interior] = x
+    if x.dtype in (np.float32, np.float64):
+        _im2col(source.reshape(geo.dx5), col.reshape(geo.dcol8), geo.stride3, geo.dilate3)
+    else:
+        np.copyto(col.reshape(geo.view_shape), geo.view(source))
+    entry[1] = token
+    return col
+
+
+def scatter_columns(dcol, geo, dx, req):
+    """The adjoint of :func:`columns` (col2im): store the sum of the column entries over
+    every window position into ``dx`` following ``req``."""
+    direct = not geo.needs_pad and dx.dtype in (np.float32, np.float64)
+    if direct:
+        target = dx
+        if req == 'write':
+            target.fill(0)
+    else:
+        target = scratch('dxpad', (geo.n, geo.c) + geo.padded, dcol.dtype)
+        target.fill(0)
+    if dcol.dtype in (np.float32, np.float64):
+        _col2im(dcol.reshape(geo.dcol8), target.reshape(geo.dx5), geo.stride3, geo.dilate3)
+    else:
+        wide = dcol.astype(np.float32).reshape(geo.dcol8)
+        acc = np.zeros(geo.dx5, np.float32)
+        _col2im(wide, acc, geo.stride3, geo.dilate3)
+        np.copyto(target, acc.reshape(target.shape), casting='unsafe')
+    if not direct:
+        store_from(dx, req, target[geo.interior])
 
 
 @register
@@ -250,32 +306,7 @@ class Convolution(Operator):
 
     def _im2col(self, x, geo, reuse):
         """The column matrix of ``x``; with ``reuse`` the one forward left, if it is x's."""
-        key = (x.shape, x.dtype, threading.get_ident())
-        entry = self._columns.get(key)
-        if entry is None:
-            if len(self._columns) > 16:
-                self._columns.clear()
-            padded = np.zeros((geo.n, geo.c) + geo.padded, x.dtype) if geo.needs_pad else None
-            entry = self._columns[key] = [np.empty(geo.col_shape, x.dtype), None, padded]
-        token = (x.__array_interface__['data'][0], x.strides)
-        col = entry[0]
-        if reuse and entry[1] == token:
-            return col
-        source = x
-        if geo.needs_pad:
-            source = entry[2]
-            interior = self._interior(geo)
-            source[interior] = x
-        if x.dtype in (np.float32, np.float64):
-            _im2col(source.reshape(geo.dx5), col.reshape(geo.dcol8), geo.stride3, geo.dilate3)
-        else:
-            np.copyto(col.reshape(geo.view_shape), geo.view(source, self))
-        entry[1] = token
-        return col
-
-    def _interior(self, geo):
-        """Index of the unpadded input inside the padded one."""
-        return (Ellipsis,) + tuple(slice(p, p + s) for p, s in zip(self.pads, geo.spatial))
+        return columns(x, geo, self._columns, reuse)
 
     def _grouped(self, a, rows):
         """View a (rows_total, cols) matrix as (group, rows_total / group, cols)."""
@@ -336,22 +367,4 @@ class Convolution(Operator):
 
     def _col2im(self, dcol, geo, dx, req):
         """Scatter-add column gradients back onto the (padded) input."""
-        direct = not geo.needs_pad and dx.dtype in (np.float32, np.float64)
-        if direct:
-            target = dx
-            if req == 'write':
-                target.fill(0)
-        else:
-            target = scratch('dxpad', (geo.n, geo.c) + geo.padded, dcol.dtype)
-            target.fill(0)
-        if dcol.dtype in (np.float32, np.float64):
-            _col2im(dcol.reshape(geo.dcol8), target.reshape(geo.dx5), geo.stride3,
-                    geo.dilate3)
-        else:
-            wide = dcol.astype(np.float32).reshape(geo.dcol8)
-            acc = np.zeros(geo.dx5, np.float32)
-            _col2im(wide, acc, geo.stride3, geo.dilate3)
-            np.copyto(target, acc.reshape(target.shape), casting='unsafe')
-        if not direct:
-            interior = self._interior(geo)
-            store_from(dx, req, target[interior])
+        scatter_columns(dcol, geo, dx, req)
