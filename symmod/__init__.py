@@ -26,6 +26,7 @@ from .attribute import AttrScope
 from . import symbol
 from . import symbol as sym
 from . import executor
+from . import operator
 from . import test_utils
 from . import io
 from . import metric

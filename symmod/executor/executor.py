@@ -33,7 +33,8 @@ class Executor:
         self.aux_arrays = list(aux_arrays)
         self._plan = Plan(symbol, [a._data for a in self.arg_arrays],
                           [None if g is None else g._data for g in self.grad_arrays],
-                          self._grad_reqs, [a._data for a in self.aux_arrays], self._pool)
+                          self._grad_reqs, [a._data for a in self.aux_arrays], self._pool,
+                          ctx)
         self.outputs = [NDArray(data, ctx) for data in self._plan.outputs]
         self._forward_steps = self._plan.forward_steps
         self._backward_steps = self._plan.backward_steps

@@ -35,9 +35,11 @@ class Plan:
     aux_arrays : list of numpy.ndarray
     pool : MemoryPool
         Where intermediate buffers are placed.
+    ctx : Context, optional
+        The device, handed to stateful operators' ``create_state``.
     """
 
-    def __init__(self, symbol, arg_arrays, grad_arrays, grad_reqs, aux_arrays, pool):
+    def __init__(self, symbol, arg_arrays, grad_arrays, grad_reqs, aux_arrays, pool, ctx=None):
         nodes = symbol._nodes()
         mutable = _graph.mutable_input_nodes(nodes)
         self.arg_nodes = [n for n in nodes if n.op is None and id(n) not in mutable]
@@ -52,6 +54,7 @@ class Plan:
         for node, array in zip(self.aux_nodes, aux_arrays):
             self._value[(id(node), 0)] = array
         self._infer(nodes)
+        self._create_states(ctx)
 
         var_req = {id(n): r for n, r in zip(self.arg_nodes, grad_reqs)}
         var_grad = {id(n): g for n, g in zip(self.arg_nodes, grad_arrays)}
@@ -92,6 +95,16 @@ class Plan:
                 raise MXNetError('shape of %s: bound array has %s, the graph needs %s'
                                  % (node.name, array.shape, tuple(inferred)))
             self.shape[key], self.dtype[key] = array.shape, array.dtype
+
+    def _create_states(self, ctx):
+        """Let stateful operators (Custom) build their per-node state from the inferred
+        input shapes and dtypes, once, at bind time."""
+        for node in self.op_nodes:
+            op = self.operators[id(node)]
+            if op.stateful:
+                keys = [(id(c), i) for c, i in node.inputs]
+                op.create_state(ctx, [self.shape[k] for k in keys],
+                                [self.dtype[k] for k in keys])
 
     # ---- which entries need gradients --------------------------------------------------
     def _mark_gradients(self, var_req):

@@ -1,7 +1,10 @@
 """Imperative operator calls: ``mx.nd.<op>(...)`` generated from the operator registry."""
+import copy
+
 import numpy as np
 
 from ..base import MXNetError, attr_str
+from ..context import current_context
 from ..ops import registry
 from .. import autograd
 from . import device
@@ -39,26 +42,41 @@ def invoke(op, inputs, out=None):
                          % (op.name, n_args + len(aux_names),
                             ', '.join(arg_names + aux_names), len(inputs)))
     ctx = inputs[0].context if inputs else None
-    on_host = all(isinstance(x._data, np.ndarray) for x in inputs)
+    outs = out if isinstance(out, (list, tuple)) else ([out] if out is not None else [])
+    on_host = all(isinstance(x._data, np.ndarray)
+                  for x in list(inputs) + [o for o in outs if o is not None])
     host = [x._data if on_host else x._host() for x in inputs]
     in_data, aux = host[:n_args], host[n_args:]
+    if op.stateful:
+        # per-call state (Custom's CustomOp) lives on a copy: the tape keeps each call's own
+        op = copy.copy(op)
+        op.create_state(ctx if ctx is not None else current_context(),
+                        [a.shape for a in host], [a.dtype for a in host])
     n_out = len(op.list_outputs())
     _, out_shapes, _ = op.infer_shape([a.shape for a in in_data], [None] * n_out,
                                       [a.shape for a in aux])
     _, out_types, _ = op.infer_type([a.dtype for a in in_data], [None] * n_out,
                                     [a.dtype for a in aux])
     n_visible = op.num_visible_outputs()
-    outs = out if isinstance(out, (list, tuple)) else ([out] if out is not None else [])
     out_data = []
     for i, (shape, dtype) in enumerate(zip(out_shapes, out_types)):
+        given = outs[i] if i < len(outs) else None
+        if given is not None:
+            # dims the operator leaves unknown (0, as in _zeros(shape=(1, 0, 8))) are
+            # taken from out=, as MXNet does
+            try:
+                shape = registry.unify(shape, tuple(given.shape))
+            except registry.ShapeError:
+                raise MXNetError('Operator %s: out= has shape %s, expected %s'
+                                 % (op.name, tuple(given.shape), tuple(shape))) from None
         if shape is None or dtype is None:
             raise MXNetError('Operator %s: cannot infer output %d from inputs of shapes %s'
                              % (op.name, i, [a.shape for a in in_data]))
-        if i < len(outs) and outs[i] is not None and on_host:
-            if tuple(outs[i].shape) != tuple(shape):
+        if given is not None and on_host:
+            if tuple(given.shape) != tuple(shape):
                 raise MXNetError('Operator %s: out= has shape %s, expected %s'
-                                 % (op.name, outs[i].shape, tuple(shape)))
-            out_data.append(outs[i]._data)
+                                 % (op.name, tuple(given.shape), tuple(shape)))
+            out_data.append(given._data)
         else:
             out_data.append(np.empty(shape, dtype=dtype))
     op.forward(autograd.is_training(), ['write'] * n_out, in_data, out_data, aux)

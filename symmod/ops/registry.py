@@ -68,12 +68,13 @@ class Operator:
     backward_uses_outputs = True    # ... and out_data?
     inplace = ()                # (input index, output index) pairs whose buffers may alias
     needs_grad_buffer = True    # False for ops whose backward writes nothing (BlockGrad)
+    stateful = False            # True: create_state makes per-run state (see there)
 
     def __init__(self, attrs=None):
         attrs = dict(attrs or {})
         known = {p.name: p for p in self.params}
         for key in attrs:
-            if key.startswith('__') or key in known:
+            if key.startswith('__') or self.takes_param(key):
                 continue
             raise MXNetError(
                 "Cannot find argument '%s' of operator %s. Possible arguments: %s"
@@ -93,6 +94,12 @@ class Operator:
                 value = p.default
             setattr(self, p.name, value)
         self.check_params()
+
+    @classmethod
+    def takes_param(cls, key):
+        """Whether the keyword ``key`` is a parameter of this operator (rather than a
+        node attribute). Custom overrides it: it forwards any keyword to the user's prop."""
+        return any(p.name == key for p in cls.params)
 
     def check_params(self):
         """Validate parsed parameters (override to raise MXNetError)."""
@@ -144,6 +151,15 @@ class Operator:
         return ([dtype] * len(in_types), [dtype] * len(out_types), [dtype] * len(aux_types))
 
     # ---- compute -------------------------------------------------------------
+    def create_state(self, ctx, in_shapes, in_dtypes):
+        """Make the per-run state of a ``stateful`` operator (MXNet's FCreateOpState).
+
+        Called once per graph node when an executor is bound, and, on a fresh copy of
+        the instance, once per imperative call, with the context and the shapes and
+        dtypes of the inputs (arguments, then auxiliary states). Custom creates the
+        user's CustomOp here. Operators that are not ``stateful`` never get this call.
+        """
+
     def forward(self, is_train, req, in_data, out_data, aux):
         raise MXNetError('operator %s has no forward computation' % self.name)
 

@@ -58,8 +58,7 @@ class Node:
         """A fresh operator instance parsed from the attributes (one per executor, so
         operators may cache shape-dependent work on themselves)."""
         cls = registry.get(self.op)
-        names = {p.name for p in cls.params}
-        return cls({k: v for k, v in self.attrs.items() if k in names})
+        return cls({k: v for k, v in self.attrs.items() if cls.takes_param(k)})
 
     def set_attrs(self, attrs):
         """Update attributes (re-parses operator parameters on next use)."""

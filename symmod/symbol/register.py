@@ -38,7 +38,7 @@ def create(op_name, hint, args, kwargs, params, name=None, attr=None):
     node_attrs = {}
     other = attribute.current().get(attr)
     for key, value in params.items():
-        if key in param_names:
+        if op_cls.takes_param(key):
             node_attrs[key] = attr_str(value)
         else:
             other[key] = value
