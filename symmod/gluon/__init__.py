@@ -7,6 +7,7 @@ from .parameter import (DeferredInitializationError, Parameter, Constant, Parame
                         tensor_types)
 from .block import Block, HybridBlock, SymbolBlock
 from . import nn
+from . import rnn
 from .trainer import Trainer
 from . import loss
 from . import utils

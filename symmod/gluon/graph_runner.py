@@ -5,10 +5,20 @@ goes through ``ndarray.register.invoke``, calls made while recording are taped b
 autograd and differentiated with the operators' own ``backward`` (the same code the
 symbolic executor runs). The schedule (topological order, operator instances, where
 each input comes from) is worked out once, when the runner is made.
+
+Some nodes cannot size their outputs from their own inputs: gluon's recurrent layers
+build their begin states as ``_zeros(shape=(1, 0, 8))``, whose 0 is the batch size the
+graph implies. As MXNet's CachedOp does, the runner infers the shapes of the whole
+graph, once per input signature (shapes and dtypes), and hands such nodes output
+arrays of the inferred shapes.
 """
 from ..base import MXNetError
-from ..ndarray import NDArray
+from ..ndarray import NDArray, empty
 from ..ndarray.register import invoke
+from ..ops.registry import shape_is_known
+from ..symbol.infer import infer_shapes, infer_types
+
+_MAX_SIGNATURES = 64     # input signatures remembered (gluon's bucketing keeps few)
 
 __all__ = ['GraphRunner']
 
@@ -33,10 +43,12 @@ class GraphRunner:
     def __init__(self, sym):
         self._symbol = sym
         self.input_names = sym.list_inputs()
+        self._signatures = {}   # input (shape, dtype)s -> {step: output (shape, dtype)s}
         position = {name: i for i, name in enumerate(self.input_names)}
         slot = {}            # (id(node), output index) -> value slot
         self._steps = []     # (operator, input slots, output slots, node name)
         self._feeds = []     # (input position, slot)
+        self._step_nodes = []
         for node in sym._nodes():
             if node.is_variable:
                 slot[(id(node), 0)] = len(slot)
@@ -55,6 +67,7 @@ class GraphRunner:
                 slot[(id(node), index)] = len(slot)
                 outs.append(slot[(id(node), index)])
             self._steps.append((op, ins, outs, node.name))
+            self._step_nodes.append(node)
         self._num_slots = len(slot)
         self._outputs = []
         for node, index in sym._outputs:
@@ -75,12 +88,17 @@ class GraphRunner:
             raise MXNetError('graph expects %d inputs (%s), found %d'
                              % (len(self.input_names), ', '.join(self.input_names),
                                 len(inputs)))
+        sized = self._sized_outputs(inputs)
+        ctx = inputs[0].context if inputs else None
         values = [None] * self._num_slots
         for position, index in self._feeds:
             values[index] = inputs[position]
-        for op, ins, outs, name in self._steps:
+        for step, (op, ins, outs, name) in enumerate(self._steps):
+            out = None
+            if step in sized:
+                out = [empty(shape, ctx=ctx, dtype=dtype) for shape, dtype in sized[step]]
             try:
-                result = invoke(op, [values[i] for i in ins])
+                result = invoke(op, [values[i] for i in ins], out=out)
             except MXNetError as err:
                 raise MXNetError('%s (in node %s)' % (err, name)) from None
             if isinstance(result, NDArray):
@@ -88,3 +106,38 @@ class GraphRunner:
             for index, value in zip(outs, result):
                 values[index] = value
         return [values[i] for i in self._outputs]
+
+    # ---- shapes the graph implies ----------------------------------------------------
+    def _sized_outputs(self, inputs):
+        """``{step: [(shape, dtype) per output]}`` for the nodes whose outputs only the
+        whole graph determines; inferred on the first call with these input shapes and
+        dtypes, then looked up."""
+        signature = tuple((tuple(x.shape), x.dtype) for x in inputs)
+        sized = self._signatures.get(signature)
+        if sized is None:
+            if len(self._signatures) >= _MAX_SIGNATURES:
+                self._signatures.clear()
+            sized = self._signatures[signature] = self._infer_sizes(signature)
+        return sized
+
+    def _infer_sizes(self, signature):
+        names = self.input_names
+        nodes = self._symbol._nodes()
+        # inputs the graph cannot take fail here, as they do when MXNet builds its CachedOp
+        shapes = infer_shapes(nodes, {n: s for n, (s, _) in zip(names, signature)})
+        dtypes = infer_types(nodes, {n: t for n, (_, t) in zip(names, signature)})
+        sized = {}
+        for step, node in enumerate(self._step_nodes):
+            op = node.operator()
+            n_args, n_out = node.num_arguments(), node.num_outputs()
+            in_shapes = [shapes.get((id(c), i)) for c, i in node.inputs]
+            if not all(shape_is_known(s) for s in in_shapes):
+                continue
+            own = op.infer_shape(in_shapes[:n_args], [None] * n_out, in_shapes[n_args:])[1]
+            if all(shape_is_known(s) for s in own):
+                continue        # the node sizes its outputs itself
+            graph = [(shapes.get((id(node), i)), dtypes.get((id(node), i)))
+                     for i in range(n_out)]
+            if all(shape_is_known(s) and t is not None for s, t in graph):
+                sized[step] = graph
+        return sized

@@ -20,6 +20,7 @@ from . import conv
 from . import pooling
 from . import norm
 from . import softmax
+from . import recurrent
 from . import custom
 from . import sequence
 from . import normalization

@@ -1,0 +1,643 @@
+"""The fused recurrent operator ``RNN``: vanilla RNN (relu/tanh), LSTM and GRU layers,
+stacked and optionally bidirectional, run over a whole (time, batch, feature) sequence.
+
+Numbers, parameter packing and error cases follow MXNet 1.9.1's CPU kernels
+(src/operator/rnn-inl.h, rnn_impl.h). The input-to-hidden products of all time steps
+are one BLAS call per layer and direction; only the hidden-to-hidden product and the
+gate arithmetic loop over time. What backward needs (gate activations, cell states,
+every layer's outputs, dropout masks) lives in a reserve buffer kept in the operator's
+per-node state (MXNet's RNNOp state), so the node has only MXNet's visible outputs.
+"""
+import numpy as np
+
+from ..base import MXNetError, parse_bool, parse_float, parse_int, parse_optional
+from .. import random as _random
+from .common import choice, expect_shape, scratch
+from .join import Concat
+from .registry import Operator, Param, ShapeError, register
+
+__all__ = ['rnn_param_size']
+
+_NUM_GATES = {'rnn_relu': 1, 'rnn_tanh': 1, 'lstm': 4, 'gru': 3}
+
+
+def rnn_param_size(mode, num_layers, input_size, state_size, bidirectional=False,
+                   projection_size=None):
+    """Length of the flat parameter vector of an ``RNN`` node (MXNet's GetRnnParamSize)."""
+    dirs = 2 if bidirectional else 1
+    width = state_size * dirs * _NUM_GATES[mode]
+    rec = state_size if projection_size is None else projection_size
+    first = (input_size + rec + 2) * width
+    other = (rec * dirs + rec + 2) * width
+    size = first + (num_layers - 1) * other
+    if projection_size is not None:
+        size += projection_size * state_size * num_layers * dirs
+    return size
+
+
+def _sigmoid_(a):
+    """In-place logistic function, written through tanh so it never overflows and
+    float32 stays float32."""
+    a *= 0.5
+    np.tanh(a, out=a)
+    a *= 0.5
+    a += 0.5
+
+
+class _Layout(object):
+    """Where each layer/direction's weights sit in the flat parameters, and how the
+    reserve space is cut, for one (T, N, I) shape."""
+
+    def __init__(self, mode, num_layers, dirs, T, N, I, H, dropout):
+        G = _NUM_GATES[mode]
+        self.T, self.N, self.I, self.H, self.G, self.dirs = T, N, I, H, G, dirs
+        self.weights = []
+        p = 0
+        for layer in range(num_layers):
+            width = I if layer == 0 else dirs * H
+            row = []
+            for _ in range(dirs):
+                row.append(((p, G * H, width), (p + G * H * width, G * H, H)))
+                p += G * H * (width + H)
+            self.weights.append(row)
+        self.biases = []
+        for layer in range(num_layers):
+            row = []
+            for _ in range(dirs):
+                row.append((p, p + G * H))
+                p += 2 * G * H
+            self.biases.append(row)
+        self.param_size = p
+        # reserve: per layer its output y (T, N, D*H); per direction its gates and
+        # the cell states (lstm) or h2h candidate part (gru); dropout masks between layers
+        seq = T * N * dirs * H
+        gated = mode in ('lstm', 'gru')     # a vanilla RNN's backward needs only y
+        per_dir_gates = T * N * G * H if gated else 0
+        per_dir_extra = T * N * H if gated else 0
+        self.reserve = []
+        r = 0
+        for layer in range(num_layers):
+            entry = {'y': r}
+            r += seq
+            entry['gates'] = [r + d * per_dir_gates for d in range(dirs)]
+            r += dirs * per_dir_gates
+            entry['extra'] = [r + d * per_dir_extra for d in range(dirs)]
+            r += dirs * per_dir_extra
+            if dropout and layer < num_layers - 1:
+                entry['mask'] = r
+                r += seq
+            self.reserve.append(entry)
+        self.reserve_size = r
+
+
+@register
+class RNN(Operator):
+    """Recurrent layers over a whole sequence: vanilla RNN, LSTM or GRU, stacked
+    ``num_layers`` deep and optionally bidirectional.
+
+    ``data`` is laid out (time, batch, feature). ``parameters`` is one flat vector:
+    first the weights of every layer and direction (input-to-hidden then
+    hidden-to-hidden, gates stacked in the order i, f, g, o for an LSTM and r, z, n
+    for a GRU), then their biases in the same order. ``state`` (and ``state_cell``
+    for an LSTM) has shape (num_layers * directions, batch, state_size). The output
+    has shape (time, batch, directions * state_size); with ``state_outputs`` the
+    final hidden (and cell) states are outputs too.
+
+    The GRU is cuDNN's: the reset gate scales ``W_hn h + b_hn``. Dropout with
+    probability ``p`` applies to each layer's output but the last, in training.
+
+    Examples
+    --------
+    >>> x = mx.sym.Variable('data')
+    >>> rnn = mx.sym.RNN(x, state_size=8, num_layers=2, mode='lstm', name='rnn')
+    >>> rnn.list_arguments()
+    ['data', 'rnn_parameters', 'rnn_state', 'rnn_state_cell']
+    >>> rnn.infer_shape(data=(5, 3, 4))[0][1]
+    (768,)
+    """
+    name = 'RNN'
+    aliases = ('_npx_rnn',)
+    stateful = True                 # the reserve space lives in the per-node state
+    backward_uses_outputs = False   # backward reads the reserve space, not the outputs
+    params = (Param('state_size', parse_int, doc='Size of the state of each layer.'),
+              Param('num_layers', parse_int, doc='Number of stacked layers.'),
+              Param('bidirectional', parse_bool, False, 'Whether layers run both ways.'),
+              Param('mode', choice('rnn_relu', 'rnn_tanh', 'lstm', 'gru'),
+                    doc='The recurrent cell type.'),
+              Param('p', parse_float, 0.0, 'Dropout rate on the outputs of all layers '
+                                            'but the last.'),
+              Param('state_outputs', parse_bool, False, 'Return the final states too.'),
+              Param('projection_size', parse_optional(parse_int), None,
+                    'LSTM projection size (inference only on CPU).'),
+              Param('lstm_state_clip_min', parse_optional(parse_float), None,
+                    'Minimum LSTM cell state (GPU only; not supported).'),
+              Param('lstm_state_clip_max', parse_optional(parse_float), None,
+                    'Maximum LSTM cell state (GPU only; not supported).'),
+              Param('lstm_state_clip_nan', parse_bool, False, 'Clip NaN cell states.'),
+              Param('use_sequence_length', parse_bool, False,
+                    'Take per-sample sequence lengths (GPU only; not supported).'))
+
+    def check_params(self):
+        if not 0 <= self.p <= 1:
+            raise MXNetError('value %s for Parameter p exceed bound [0,1]' % self.p)
+        if self.state_size < 0 or self.num_layers < 0:
+            raise MXNetError('RNN: state_size and num_layers must be non-negative, found '
+                             'state_size=%d, num_layers=%d'
+                             % (self.state_size, self.num_layers))
+        self.dirs = 2 if self.bidirectional else 1
+        self.is_lstm = self.mode == 'lstm'
+        self._layouts = {}
+        self._dropped = False
+        self._reserve_space = None
+
+    # ---- names ---------------------------------------------------------------------
+    def list_arguments(self):
+        names = ['data', 'parameters', 'state']
+        if self.is_lstm:
+            names.append('state_cell')
+        if self.use_sequence_length:
+            names.append('sequence_length')
+        return names
+
+    def list_outputs(self):
+        names = ['output']
+        if self.state_outputs:
+            names.append('state_output')
+            if self.is_lstm:
+                names.append('statecell_output')
+        return names
+
+    # ---- inference -----------------------------------------------------------------
+    def infer_shape(self, in_shapes, out_shapes, aux_shapes):
+        ins, outs = list(in_shapes), list(out_shapes)
+        data = ins[0]
+        if data is None:
+            return ins, outs, list(aux_shapes)
+        if len(data) != 3:
+            raise ShapeError('RNN: input data should be rank-3 tensor of dim [sequence '
+                             'length, batch size, input size], found shape %s' % (tuple(data),))
+        T, N, I = data
+        H = self.state_size
+        rec = H if self.projection_size is None else self.projection_size
+        layers = self.num_layers * self.dirs
+        reason = 'data %s, state_size=%d, num_layers=%d, bidirectional=%s' \
+            % (tuple(data), H, self.num_layers, self.bidirectional)
+        ins[2] = expect_shape(ins[2], (layers, N, rec), self.name, 'state', reason)
+        if self.is_lstm:
+            ins[3] = expect_shape(ins[3], (layers, N, H), self.name, 'state_cell', reason)
+        if I:
+            size = rnn_param_size(self.mode, self.num_layers, I, H, self.bidirectional,
+                                  self.projection_size)
+            ins[1] = expect_shape(ins[1], (size,), self.name, 'parameters',
+                                  reason + ', mode=%s' % self.mode)
+        if self.use_sequence_length:
+            ins[-1] = expect_shape(ins[-1], (N,), self.name, 'sequence_length', reason)
+        visible = [(T, N, self.dirs * rec)]
+        if self.state_outputs:
+            visible.append((layers, N, rec))
+            if self.is_lstm:
+                visible.append((layers, N, H))
+        for i, shape in enumerate(visible):
+            outs[i] = expect_shape(outs[i], shape, self.name, self.list_outputs()[i], reason)
+        return ins, outs, list(aux_shapes)
+
+    def infer_type(self, in_types, out_types, aux_types):
+        dtype = in_types[0] if in_types[0] is not None else out_types[0]
+        names = self.list_arguments()
+        ins = list(in_types)
+        for i, name in enumerate(names):
+            if name == 'sequence_length':
+                continue
+            if ins[i] is None:
+                ins[i] = dtype
+            elif dtype is not None and ins[i] != dtype:
+                raise MXNetError('RNN: type of %s (%s) does not match data (%s)'
+                                 % (name, ins[i], dtype))
+        return ins, [dtype] * len(out_types), list(aux_types)
+
+    def _layout(self, T, N, I):
+        key = (T, N, I)
+        layout = self._layouts.get(key)
+        if layout is None:
+            layout = self._layouts[key] = _Layout(self.mode, self.num_layers, self.dirs, T, N,
+                                                  I, self.state_size, self.p > 0)
+        return layout
+
+    # ---- state -----------------------------------------------------------------------
+    def create_state(self, ctx, in_shapes, in_dtypes):
+        """Allocate this node's reserve space (what backward reads: every layer's output,
+        gate activations, cell states, dropout masks) for the bound data shape.
+
+        Each executor, and each imperative call (on its own copy of the instance), gets
+        its own buffer, so recorded calls and bucket executors never share one.
+        """
+        self._reserve_space = None
+        data = in_shapes[0]
+        if self.projection_size is None and data is not None and len(data) == 3 \
+                and all(d > 0 for d in data):
+            self._reserve_space = np.empty(self._layout(*data).reserve_size, in_dtypes[0])
+
+    def _reserve_for(self, x):
+        """The reserve space for data ``x``: the one made at bind time, or a new one when
+        the instance runs on other shapes or dtypes (direct calls, reshaped data)."""
+        size = self._layout(*x.shape).reserve_size
+        space = self._reserve_space
+        if space is None or space.size != size or space.dtype != x.dtype:
+            space = self._reserve_space = np.empty(size, x.dtype)
+        return space
+
+    def _check_supported(self, is_train):
+        if self.projection_size is not None:
+            if self.mode != 'lstm':
+                raise MXNetError('RNN: projection_size is only supported for LSTM, found '
+                                 'mode=%s' % self.mode)
+            if not 0 < self.projection_size <= self.state_size:
+                raise MXNetError('RNN: projection_size must be in [1, state_size=%d], found %d'
+                                 % (self.state_size, self.projection_size))
+            if is_train:
+                raise MXNetError('RNN: projection_size=%d: no training support for LSTM with '
+                                 'projection on CPU (forward with is_train=False only)'
+                                 % self.projection_size)
+        if self.lstm_state_clip_min is not None or self.lstm_state_clip_max is not None:
+            raise MXNetError('RNN: lstm_state_clip_min/lstm_state_clip_max: LSTM state '
+                             'clipping is only supported for GPU with CuDNN later than 7.2.1')
+        if self.use_sequence_length:
+            raise MXNetError('RNN: use_sequence_length=True is only available for cuDNN, '
+                             'not supported on CPU')
+        if not 0 <= self.p < 1:
+            raise MXNetError('RNN: unsupported dropout value p=%s, should be 0 <= p < 1'
+                             % self.p)
+
+    # ---- views -----------------------------------------------------------------------
+    @staticmethod
+    def _weights(flat, layout, layer, d):
+        (pi, ri, ci), (ph, rh, ch) = layout.weights[layer][d]
+        bi, bh = layout.biases[layer][d]
+        G, H = layout.G, layout.H
+        return (flat[pi:pi + ri * ci].reshape(ri, ci), flat[ph:ph + rh * ch].reshape(rh, ch),
+                flat[bi:bi + G * H], flat[bh:bh + G * H])
+
+    @staticmethod
+    def _reserve(reserve, layout, layer):
+        T, N, H, G = layout.T, layout.N, layout.H, layout.G
+        entry = layout.reserve[layer]
+        dirs = layout.dirs
+        seq = T * N * dirs * H
+        y = reserve[entry['y']:entry['y'] + seq].reshape(T, N, dirs * H)
+        gates, extra = [], []
+        if G > 1:
+            gates = [reserve[o:o + T * N * G * H].reshape(T, N, G * H) for o in entry['gates']]
+            extra = [reserve[o:o + T * N * H].reshape(T, N, H) for o in entry['extra']]
+        mask = None
+        if 'mask' in entry:
+            mask = reserve[entry['mask']:entry['mask'] + seq].reshape(T, N, dirs * H)
+        return y, gates, extra, mask
+
+    # ---- forward ---------------------------------------------------------------------
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self._check_supported(is_train)
+        if self.projection_size is not None:
+            self._forward_projected(req, in_data, out_data)
+            return
+        x = in_data[0]
+        T, N, I = x.shape
+        H, L, D = self.state_size, self.num_layers, self.dirs
+        layout = self._layout(T, N, I)
+        flat, hx = in_data[1], in_data[2]
+        cx = in_data[3] if self.is_lstm else None
+        reserve = self._reserve_for(x)
+        self._dropped = bool(is_train and self.p > 0)
+        layer_in = x
+        for layer in range(L):
+            y, gates, extra, mask = self._reserve(reserve, layout, layer)
+            for d in range(D):
+                idx = layer * D + d
+                wx, wh, bx, bh = self._weights(flat, layout, layer, d)
+                h_last, c_last = _forward_direction(
+                    self.mode, layer_in, wx, wh, bx, bh, hx[idx],
+                    cx[idx] if cx is not None else None, d == 1,
+                    y[:, :, d * H:(d + 1) * H], gates[d] if gates else None,
+                    extra[d] if extra else None)
+                if self.state_outputs:
+                    _store(out_data[1][idx], req[1], h_last)
+                    if self.is_lstm:
+                        _store(out_data[2][idx], req[2], c_last)
+            if layer < L - 1:
+                if self._dropped:
+                    keep = 1.0 - self.p
+                    uniform = _random.get_rng().random(y.shape, dtype=np.float32)
+                    np.greater_equal(uniform, np.float32(self.p), out=mask)
+                    mask *= 1.0 / keep
+                    layer_in = scratch('rnn_drop_in', y.shape, y.dtype)
+                    np.multiply(y, mask, out=layer_in)
+                else:
+                    layer_in = y
+        _store(out_data[0], req[0], y)
+
+    def _forward_projected(self, req, in_data, out_data):
+        """Inference of an LSTM whose recurrent state is projected to projection_size:
+        each layer/direction's weights are W_x (4H, in), W_h (4H, P), W_hr (P, H)."""
+        x, flat, hx, cx = in_data[:4]
+        T, N, I = x.shape
+        H, P, L, D = self.state_size, self.projection_size, self.num_layers, self.dirs
+        G = 4 * H
+        pos, weights = 0, []
+        for layer in range(L):
+            width = I if layer == 0 else D * P
+            for _ in range(D):
+                wx = flat[pos:pos + G * width].reshape(G, width)
+                pos += G * width
+                wh = flat[pos:pos + G * P].reshape(G, P)
+                pos += G * P
+                whr = flat[pos:pos + P * H].reshape(P, H)
+                pos += P * H
+                weights.append((wx, wh, whr))
+        layer_in = x
+        for layer in range(L):
+            y = np.empty((T, N, D * P), x.dtype)
+            for d in range(D):
+                idx = layer * D + d
+                wx, wh, whr = weights[idx]
+                bx = flat[pos:pos + G]
+                bh = flat[pos + G:pos + 2 * G]
+                pos += 2 * G
+                r_last, c_last = _forward_projected_direction(
+                    layer_in, wx, wh, whr, bx, bh, hx[idx], cx[idx], d == 1,
+                    y[:, :, d * P:(d + 1) * P])
+                if self.state_outputs:
+                    _store(out_data[1][idx], req[1], r_last)
+                    _store(out_data[2][idx], req[2], c_last)
+            layer_in = y
+        _store(out_data[0], req[0], layer_in)
+
+    # ---- backward --------------------------------------------------------------------
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self._check_supported(True)
+        x = in_data[0]
+        T, N, I = x.shape
+        H, L, D = self.state_size, self.num_layers, self.dirs
+        layout = self._layout(T, N, I)
+        flat, hx = in_data[1], in_data[2]
+        cx = in_data[3] if self.is_lstm else None
+        reserve = self._reserve_space
+        if reserve is None or reserve.size != layout.reserve_size or reserve.dtype != x.dtype:
+            raise MXNetError('RNN: backward called before a training forward on data of '
+                             'shape %s' % (x.shape,))
+        dtype = x.dtype
+        dy = out_grad[0]
+        dhy = out_grad[1] if self.state_outputs else None
+        dcy = out_grad[2] if self.state_outputs and self.is_lstm else None
+        want_params = req[1] != 'null'
+        dw = np.zeros(layout.param_size, dtype) if want_params else None
+        dhx = np.zeros((L * D, N, H), dtype)
+        dcx = np.zeros((L * D, N, H), dtype) if self.is_lstm else None
+        dx = None
+        for layer in range(L - 1, -1, -1):
+            y, gates, extra, _ = self._reserve(reserve, layout, layer)
+            if layer == 0:
+                layer_in = x
+            else:
+                prev_y, _, _, prev_mask = self._reserve(reserve, layout, layer - 1)
+                layer_in = prev_y * prev_mask if self._dropped else prev_y
+            need_dx = layer > 0 or req[0] != 'null'
+            dx = np.zeros(layer_in.shape, dtype) if need_dx else None
+            for d in range(D):
+                idx = layer * D + d
+                wx, wh, bx, bh = self._weights(flat, layout, layer, d)
+                grads = None
+                if want_params:
+                    grads = self._weights(dw, layout, layer, d)
+                dh0, dc0 = _backward_direction(
+                    self.mode, layer_in, wx, wh, hx[idx], cx[idx] if cx is not None else None,
+                    d == 1, y[:, :, d * H:(d + 1) * H], gates[d] if gates else None,
+                    extra[d] if extra else None, dy[:, :, d * H:(d + 1) * H],
+                    dhy[idx] if dhy is not None else None,
+                    dcy[idx] if dcy is not None else None, dx, grads)
+                dhx[idx] = dh0
+                if self.is_lstm:
+                    dcx[idx] = dc0
+            if layer > 0:
+                _, _, _, prev_mask = self._reserve(reserve, layout, layer - 1)
+                dy = dx * prev_mask if self._dropped else dx
+        if req[0] != 'null':
+            _store(in_grad[0], req[0], dx)
+        if want_params:
+            _store(in_grad[1], req[1], dw)
+        _store(in_grad[2], req[2], dhx)
+        if self.is_lstm:
+            _store(in_grad[3], req[3], dcx)
+        if self.use_sequence_length and req[-1] == 'write':
+            in_grad[-1].fill(0)
+
+
+@register
+class RNNParamConcat(Concat):
+    """Concat for gluon's recurrent layers: joins the flattened weights and biases into
+    the fused ``RNN`` parameter vector.
+
+    Unlike ``Concat``, when the output length is known it also infers the length of one
+    or two inputs left unknown (a deferred first-layer ``i2h_weight``), sharing the
+    remainder equally between them.
+    """
+    name = '_rnn_param_concat'
+    aliases = ('_npi_rnn_param_concat',)
+
+    def infer_shape(self, in_shapes, out_shapes, aux_shapes):
+        ins, outs, aux = super(RNNParamConcat, self).infer_shape(in_shapes, out_shapes,
+                                                                 aux_shapes)
+        out = outs[0]
+        if out is None or not ins or any(s is None for s in ins):
+            return ins, outs, aux
+        axis = self.dim % len(out)
+        if not out[axis]:
+            return ins, outs, aux
+        unknown = [i for i, s in enumerate(ins) if not s[axis]]
+        if not unknown:
+            return ins, outs, aux
+        residual = out[axis] - sum(s[axis] for s in ins if s[axis])
+        if residual < 0:
+            raise ShapeError('_rnn_param_concat: input size already exceeds output size '
+                             '%d: residual %d' % (out[axis], residual))
+        if len(unknown) > 2:
+            raise ShapeError('_rnn_param_concat: expecting 1 or 2 inputs that need shape '
+                             'inference, got %d' % len(unknown))
+        for i in unknown:
+            shape = list(ins[i])
+            shape[axis] = residual // len(unknown)
+            ins[i] = tuple(shape)
+        return ins, outs, aux
+
+
+def _store(dst, req, value):
+    if req == 'write':
+        np.copyto(dst, value)
+    elif req == 'add':
+        dst += value
+
+
+# ---- one layer, one direction ---------------------------------------------------------------
+def _forward_direction(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra):
+    """Run one direction of one layer over the sequence ``x`` (T, N, I).
+
+    Writes the hidden states into ``y`` (T, N, H; a view into the layer output), the
+    gate activations into ``gates`` and cell states (lstm) or ``W_hn h + b_hn`` (gru)
+    into ``extra``. Returns the final hidden and cell state.
+    """
+    T, N, _ = x.shape
+    H = wh.shape[1]
+    GH = wx.shape[0]
+    pre = scratch('rnn_pre', (T, N, GH), x.dtype)
+    np.matmul(x.reshape(T * N, -1), wx.T, out=pre.reshape(T * N, GH))
+    if mode == 'gru':
+        pre += bx
+    else:
+        pre += bx + bh
+    hh = scratch('rnn_hh', (N, GH), x.dtype)
+    h_prev, c_prev = h0, c0
+    for step in range(T):
+        t = T - 1 - step if reverse else step
+        np.matmul(h_prev, wh.T, out=hh)
+        h = y[t]
+        if mode == 'lstm':
+            g = gates[t]
+            np.add(pre[t], hh, out=g)
+            _sigmoid_(g[:, :2 * H])
+            np.tanh(g[:, 2 * H:3 * H], out=g[:, 2 * H:3 * H])
+            _sigmoid_(g[:, 3 * H:])
+            c = extra[t]
+            np.multiply(g[:, H:2 * H], c_prev, out=c)
+            c += g[:, :H] * g[:, 2 * H:3 * H]
+            np.tanh(c, out=h)
+            h *= g[:, 3 * H:]
+            c_prev = c
+        elif mode == 'gru':
+            g = gates[t]
+            hh += bh
+            np.add(pre[t, :, :2 * H], hh[:, :2 * H], out=g[:, :2 * H])
+            _sigmoid_(g[:, :2 * H])
+            extra[t] = hh[:, 2 * H:]
+            n = g[:, 2 * H:]
+            np.multiply(g[:, :H], hh[:, 2 * H:], out=n)
+            n += pre[t, :, 2 * H:]
+            np.tanh(n, out=n)
+            # h = (1 - z) * n + z * h_prev
+            np.subtract(h_prev, n, out=h)
+            h *= g[:, H:2 * H]
+            h += n
+        else:
+            np.add(pre[t], hh, out=h)
+            if mode == 'rnn_tanh':
+                np.tanh(h, out=h)
+            else:
+                np.maximum(h, 0, out=h)
+        h_prev = h
+    return h_prev, c_prev
+
+
+def _forward_projected_direction(x, wx, wh, whr, bx, bh, r0, c0, reverse, y):
+    """One direction of a projected LSTM layer (inference): like the plain LSTM, but
+    the state fed back and written out is ``r = W_hr h`` (P values, not H)."""
+    T, N, _ = x.shape
+    H = whr.shape[1]
+    pre = np.matmul(x.reshape(T * N, -1), wx.T).reshape(T, N, 4 * H)
+    pre += bx + bh
+    r_prev, c_prev = r0, c0
+    for step in range(T):
+        t = T - 1 - step if reverse else step
+        g = pre[t] + r_prev @ wh.T
+        _sigmoid_(g[:, :2 * H])
+        np.tanh(g[:, 2 * H:3 * H], out=g[:, 2 * H:3 * H])
+        _sigmoid_(g[:, 3 * H:])
+        c_prev = g[:, H:2 * H] * c_prev + g[:, :H] * g[:, 2 * H:3 * H]
+        h = g[:, 3 * H:] * np.tanh(c_prev)
+        y[t] = h @ whr.T
+        r_prev = y[t]
+    return r_prev, c_prev
+
+
+def _backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dhy, dcy,
+                        dx, grads):
+    """Back-propagate through one direction of one layer (BPTT).
+
+    ``dy`` is the gradient of this direction's outputs; ``dx`` (or None) accumulates
+    the gradient of the layer input and ``grads`` (or None) holds views of the
+    weight/bias gradients, accumulated into. Returns the gradients of the initial
+    hidden and cell states.
+    """
+    T, N, _ = x.shape
+    H = wh.shape[1]
+    GH = wx.shape[0]
+    dtype = x.dtype
+    dgx = scratch('rnn_dgx', (T, N, GH), dtype)
+    dgh = scratch('rnn_dgh', (T, N, GH), dtype) if mode == 'gru' else dgx
+    dh = np.zeros((N, H), dtype) if dhy is None else dhy.copy()
+    dc = None
+    if mode == 'lstm':
+        dc = np.zeros((N, H), dtype) if dcy is None else dcy.copy()
+    # the state entering each time step, in time order
+    h_prev = np.empty((T, N, H), dtype)
+    if reverse:
+        h_prev[:T - 1] = y[1:]
+        h_prev[T - 1] = h0
+    else:
+        h_prev[0] = h0
+        h_prev[1:] = y[:T - 1]
+    for step in range(T):
+        t = step if reverse else T - 1 - step
+        dh += dy[t]
+        if mode == 'lstm':
+            g = gates[t]
+            i, f, gg, o = g[:, :H], g[:, H:2 * H], g[:, 2 * H:3 * H], g[:, 3 * H:]
+            c = extra[t]
+            if reverse:
+                c_before = extra[t + 1] if t < T - 1 else c0
+            else:
+                c_before = extra[t - 1] if t > 0 else c0
+            tc = np.tanh(c)
+            d = dgx[t]
+            np.multiply(dh, tc, out=d[:, 3 * H:])
+            d[:, 3 * H:] *= o * (1 - o)
+            dc += dh * o * (1 - tc * tc)
+            np.multiply(dc, gg, out=d[:, :H])
+            d[:, :H] *= i * (1 - i)
+            np.multiply(dc, c_before, out=d[:, H:2 * H])
+            d[:, H:2 * H] *= f * (1 - f)
+            np.multiply(dc, i, out=d[:, 2 * H:3 * H])
+            d[:, 2 * H:3 * H] *= 1 - gg * gg
+            dc *= f
+            np.matmul(d, wh, out=dh)
+        elif mode == 'gru':
+            g = gates[t]
+            r, z, n = g[:, :H], g[:, H:2 * H], g[:, 2 * H:]
+            hn = extra[t]
+            dxg, dhg = dgx[t], dgh[t]
+            # dn through tanh, into the i2h n part
+            np.multiply(dh, 1 - z, out=dxg[:, 2 * H:])
+            dxg[:, 2 * H:] *= 1 - n * n
+            np.multiply(dxg[:, 2 * H:], r, out=dhg[:, 2 * H:])
+            np.multiply(dxg[:, 2 * H:], hn, out=dxg[:, :H])
+            dxg[:, :H] *= r * (1 - r)
+            np.multiply(dh, h_prev[t] - n, out=dxg[:, H:2 * H])
+            dxg[:, H:2 * H] *= z * (1 - z)
+            dhg[:, :2 * H] = dxg[:, :2 * H]
+            dh *= z
+            dh += dhg @ wh
+        else:
+            d = dgx[t]
+            if mode == 'rnn_tanh':
+                np.multiply(dh, 1 - y[t] * y[t], out=d)
+            else:
+                np.multiply(dh, y[t] > 0, out=d)
+            np.matmul(d, wh, out=dh)
+    flat_x = x.reshape(T * N, -1)
+    flat_dgx = dgx.reshape(T * N, GH)
+    flat_dgh = dgh.reshape(T * N, GH)
+    if grads is not None:
+        dwx, dwh, dbx, dbh = grads
+        dwx += flat_dgx.T @ flat_x
+        dwh += flat_dgh.T @ h_prev.reshape(T * N, H)
+        dbx += flat_dgx.sum(axis=0)
+        dbh += flat_dgh.sum(axis=0)
+    if dx is not None:
+        dx.reshape(T * N, -1)[...] += flat_dgx @ wx
+    return dh, dc
