@@ -390,6 +390,38 @@ class Block:
         fn(self)
         return self
 
+    def summary(self, *inputs):
+        """Run ``inputs`` through the block and print each layer's output shape and
+        parameter count, then the totals (MXNet's table). The block and its children
+        must not be hybridized.
+
+        Parameters
+        ----------
+        *inputs : NDArray
+            The inputs of one forward pass (Parameters are initialized by it if needed).
+
+        Examples
+        --------
+        >>> net = mx.gluon.nn.Dense(3, in_units=4)
+        >>> net.initialize()
+        >>> net.summary(mx.nd.ones((2, 4)))     # doctest: +NORMALIZE_WHITESPACE
+        --------------------------------------------------------------------------------
+                Layer (type)                                Output Shape         Param #
+        ================================================================================
+                       Input                                      (2, 4)               0
+                     Dense-1                                      (2, 3)              15
+        ================================================================================
+        Parameters in forward computation graph, duplicate included
+           Total params: 15
+           Trainable params: 15
+           Non-trainable params: 0
+        Shared params in forward computation graph: 0
+        Unique parameters in model: 15
+        --------------------------------------------------------------------------------
+        """
+        from .summary import print_summary
+        print_summary(self, inputs)
+
     def initialize(self, init=initializer.Uniform(), ctx=None, verbose=False,
                    force_reinit=False):
         """Initialize the Parameters of this block and its children.

@@ -1,8 +1,10 @@
-"""Basic layers: containers, Dense, Dropout, BatchNorm, Flatten and Lambda wrappers."""
+"""Basic layers: containers, Dense, Dropout, BatchNorm, Embedding, Flatten and Lambda
+wrappers (the other normalization layers are in ``norm_layers.py``)."""
 import warnings
 
 import numpy as np
 
+from ...base import MXNetError
 from ... import ndarray as nd
 from ... import symbol as sym
 from ..block import Block
@@ -10,8 +12,8 @@ from ..hybrid_block import HybridBlock
 from ..utils import _indent
 from .activations import Activation
 
-__all__ = ['Sequential', 'HybridSequential', 'Dense', 'Dropout', 'BatchNorm', 'Flatten',
-           'Lambda', 'HybridLambda']
+__all__ = ['Sequential', 'HybridSequential', 'Dense', 'Dropout', 'BatchNorm', 'Embedding',
+           'Flatten', 'Lambda', 'HybridLambda']
 
 
 class _Stack:
@@ -244,6 +246,55 @@ class BatchNorm(HybridBlock):
         return '{name}({content}, in_channels={ch})'.format(
             name=self.__class__.__name__, content=content,
             ch=in_channels if in_channels else None)
+
+
+class Embedding(HybridBlock):
+    """Map integer indices to rows of a learnt ``(input_dim, output_dim)`` table.
+
+    Input of any shape ``S`` holding indices in ``[0, input_dim)`` (out-of-range
+    indices are clipped, as MXNet does) gives output ``S + (output_dim,)``.
+
+    Parameters
+    ----------
+    input_dim : int
+        Size of the vocabulary (number of rows).
+    output_dim : int
+        Size of each embedding vector.
+    dtype : str or numpy dtype, default 'float32'
+        Dtype of the table and the output.
+    weight_initializer : str or Initializer, optional
+        Initializer of the table (the global one when None).
+    sparse_grad : bool, default False
+        MXNet's row_sparse gradient; symmod stores gradients densely, so True is
+        refused.
+
+    Examples
+    --------
+    >>> emb = mx.gluon.nn.Embedding(10, 3)
+    >>> emb.initialize()
+    >>> emb(mx.nd.array([[1, 4], [0, 9]])).shape
+    (2, 2, 3)
+    """
+
+    def __init__(self, input_dim, output_dim, dtype='float32', weight_initializer=None,
+                 sparse_grad=False, **kwargs):
+        if sparse_grad:
+            raise MXNetError('Embedding(sparse_grad=True) asks for a row_sparse gradient, '
+                             'which symmod does not have (gradients are dense); use '
+                             'sparse_grad=False')
+        super().__init__(**kwargs)
+        self._kwargs = {'input_dim': input_dim, 'output_dim': output_dim, 'dtype': dtype,
+                        'sparse_grad': sparse_grad}
+        self.weight = self.params.get('weight', shape=(input_dim, output_dim),
+                                      init=weight_initializer, dtype=dtype,
+                                      allow_deferred_init=True)
+
+    def hybrid_forward(self, F, x, weight):
+        return F.Embedding(x, weight, name='fwd', **self._kwargs)
+
+    def __repr__(self):
+        return '{block_name}({input_dim} -> {output_dim}, {dtype})'.format(
+            block_name=self.__class__.__name__, **self._kwargs)
 
 
 class Flatten(HybridBlock):

@@ -1,0 +1,116 @@
+"""Block.summary: the table printed for the networks of
+tests/data/gen/gen_gluon_layers_reference.py equals, character for character, what
+MXNet 1.9.1 printed (tests/data/gluon_layers_summary.txt)."""
+import os
+import re
+
+import pytest
+
+import symmod as mx
+from symmod.gluon import nn
+
+DATA = os.path.join(os.path.dirname(__file__), '..', 'data')
+
+
+def expected_tables():
+    with open(os.path.join(DATA, 'gluon_layers_summary.txt')) as f:
+        text = f.read()
+    parts = re.split(r'^#### (\w+)\n', text, flags=re.M)[1:]
+    return dict(zip(parts[::2], parts[1::2]))
+
+
+class TwoInputs(nn.Block):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.dense = nn.Dense(3, in_units=4)
+            self.emb = nn.Embedding(6, 2)
+
+    def forward(self, x, idx):
+        return self.dense(x), [self.emb(idx), idx]
+
+
+def cnn():
+    """Built in a fresh name scope so that its prefixes are MXNet's in a new process."""
+    with mx.name.NameManager():
+        net = nn.HybridSequential()
+        with net.name_scope():
+            net.add(nn.Conv2D(4, 3, in_channels=2, activation='relu'))
+            net.add(nn.BatchNorm())
+            net.add(nn.MaxPool2D())
+            net.add(nn.Conv2DTranspose(3, 2, strides=2))
+            net.add(nn.InstanceNorm())
+            net.add(nn.LayerNorm(axis=1))
+            net.add(nn.GroupNorm(num_groups=3))
+            net.add(nn.GlobalAvgPool2D())
+            net.add(nn.Flatten())
+            shared = nn.Dense(3)
+            net.add(shared)
+            net.add(shared)
+            net.add(nn.PReLU())
+    net.initialize()
+    return net
+
+
+def test_cnn_summary_matches_mxnet(capsys):
+    net = cnn()
+    net.summary(mx.nd.ones((2, 2, 10, 10)))
+    assert capsys.readouterr().out == expected_tables()['cnn']
+    # the hooks are gone afterwards: a second call prints the same table
+    assert all(not block._forward_hooks for block in net._children.values())
+    net.summary(mx.nd.ones((2, 2, 10, 10)))
+    assert capsys.readouterr().out == expected_tables()['cnn']
+
+
+def test_multiple_inputs_and_nested_outputs_match_mxnet(capsys):
+    block = TwoInputs()
+    block.initialize()
+    block.summary(mx.nd.ones((2, 4)), mx.nd.array([[1, 2, 3]]))
+    assert capsys.readouterr().out == expected_tables()['two_inputs']
+
+
+def test_sequential_with_deferred_init_matches_mxnet(capsys):
+    seq = nn.Sequential()
+    with seq.name_scope():
+        seq.add(nn.Dense(5, in_units=3), nn.Dropout(0.5), nn.Dense(2))
+    seq.initialize()
+    seq.summary(mx.nd.ones((4, 3)))
+    assert capsys.readouterr().out == expected_tables()['sequential']
+
+
+def test_shared_layer_counts_and_nontrainable_params(capsys):
+    """A layer used twice gives two rows per call and its
+    parameters count as shared; BatchNorm's running statistics are not trainable (the
+    numbers are what MXNet 1.9.1 prints for this network)."""
+    with mx.name.NameManager():
+        net = nn.HybridSequential()
+        with net.name_scope():
+            dense = nn.Dense(4, in_units=4)
+            net.add(dense, nn.BatchNorm(in_channels=4), dense)
+    net.initialize()
+    net.summary(mx.nd.ones((3, 4)))
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line.split() for line in lines[3:-8]]
+    assert [r[0] for r in rows] == ['Input', 'Dense-1', 'Dense-2', 'BatchNorm-3', 'Dense-4',
+                                    'Dense-5']
+    assert [int(r[-1]) for r in rows] == [0, 20, 20, 16, 20, 20]
+    assert lines[-7:-1] == ['Parameters in forward computation graph, duplicate included',
+                            '   Total params: 96', '   Trainable params: 88',
+                            '   Non-trainable params: 8',
+                            'Shared params in forward computation graph: 60',
+                            'Unique parameters in model: 36']
+
+
+def test_hybridized_block_is_refused_like_mxnet():
+    with mx.name.NameManager():
+        net = nn.HybridSequential()
+        with net.name_scope():
+            net.add(nn.Conv2D(4, 3, in_channels=2, activation='relu'), nn.Flatten())
+    net.initialize()
+    net.hybridize()
+    expected = expected_tables()['hybridized_error'].strip()
+    with pytest.raises(AssertionError) as err:
+        net.summary(mx.nd.ones((2, 2, 10, 10)))
+    assert str(err.value) == expected
+    # the hooks registered before the refusal were removed again
+    assert all(not block._forward_hooks for block in net._children.values())
