@@ -45,3 +45,5 @@ from . import kvstore
 from . import kvstore as kv
 from . import gluon
 from . import rnn
+from . import visualization
+from . import visualization as viz
