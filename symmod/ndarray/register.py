@@ -28,6 +28,11 @@ def operator_instance(op_name, params):
     return inst
 
 
+def _fits(expected, shape):
+    """Whether ``shape`` matches ``expected``, where 0 in ``expected`` is unknown."""
+    return len(expected) == len(shape) and all(e in (0, s) for e, s in zip(expected, shape))
+
+
 def invoke(op, inputs, out=None):
     """Run operator instance ``op`` on NDArray ``inputs`` (arguments then aux states).
 
@@ -53,8 +58,14 @@ def invoke(op, inputs, out=None):
         op.create_state(ctx if ctx is not None else current_context(),
                         [a.shape for a in host], [a.dtype for a in host])
     n_out = len(op.list_outputs())
-    _, out_shapes, _ = op.infer_shape([a.shape for a in in_data], [None] * n_out,
-                                      [a.shape for a in aux])
+    in_shapes, out_shapes, aux_shapes = op.infer_shape(
+        [a.shape for a in in_data], [None] * n_out, [a.shape for a in aux])
+    for name, expected, array in zip(arg_names + aux_names, list(in_shapes) + list(aux_shapes),
+                                     host):
+        # inputs the operator's shape rule disagrees with (a state for another batch size)
+        if expected is not None and not _fits(tuple(expected), array.shape):
+            raise MXNetError('Operator %s: input %s has shape %s, expected %s'
+                             % (op.name, name, array.shape, tuple(expected)))
     _, out_types, _ = op.infer_type([a.dtype for a in in_data], [None] * n_out,
                                     [a.dtype for a in aux])
     n_visible = op.num_visible_outputs()

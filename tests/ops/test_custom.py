@@ -228,6 +228,25 @@ def test_infer_shape_conflicts_and_prop_failures_are_errors():
         sym.infer_shape_partial(sm_label=(4,))
 
 
+def test_imperative_inputs_must_have_the_shapes_the_prop_infers():
+    class Twice(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            self.assign(out_data[0], req[0], in_data[0] * 2)
+
+    class FixedProp(mx.operator.CustomOpProp):
+        def infer_shape(self, in_shape):
+            return [(3,)], [(3,)], []
+
+        def create_operator(self, ctx, shapes, dtypes):
+            return Twice()
+
+    name = _register(FixedProp)
+    np.testing.assert_array_equal(mx.nd.Custom(mx.nd.ones((3,)), op_type=name).asnumpy(),
+                                  [2, 2, 2])
+    with pytest.raises(mx.MXNetError, match=r'input data has shape \(2,\), expected \(3,\)'):
+        mx.nd.Custom(mx.nd.ones((2,)), op_type=name)
+
+
 def test_infer_type_from_the_prop_and_create_operator_arguments():
     CubeProp.created.clear()
     sym = mx.sym.Custom(mx.sym.Variable('x'), op_type=CUBE, name='c')
