@@ -8,6 +8,7 @@ import pytest
 
 import symmod as mx
 from symmod.base import MXNetError
+from autograd_symbol_cases import CASES
 
 REF = json.loads((pathlib.Path(__file__).parent / 'data' / 'autograd_symbol_reference.json')
                  .read_text())
@@ -21,35 +22,9 @@ def _normalized(text):
                   lambda m: '%s%d' % (m.group(1), seen.setdefault(m.group(0), len(seen))), text)
 
 
-def mlp_head():
-    x = mx.nd.ones((2, 3)); x.attach_grad()
-    w = mx.nd.ones((4, 3)); w.attach_grad()
-    with mx.autograd.record():
-        y = mx.nd.FullyConnected(x, w, num_hidden=4, no_bias=True)
-        return mx.nd.relu(y) * 2 + x.sum()
-
-
-def constants_and_aux():
-    x = mx.nd.ones((2, 3, 4, 4)); x.attach_grad()
-    gamma, beta = mx.nd.ones((3,)), mx.nd.zeros((3,))
-    mean, var = mx.nd.zeros((3,)), mx.nd.ones((3,))
-    scale = mx.nd.full((2, 3, 4, 4), 0.5)
-    with mx.autograd.record():
-        y = mx.nd.BatchNorm(x, gamma, beta, mean, var, fix_gamma=False, momentum=0.8)
-        return (y * scale + scale).mean(axis=(1, 2))
-
-
-def split_outputs():
-    x = mx.nd.ones((2, 6)); x.attach_grad()
-    with mx.autograd.record():
-        parts = mx.nd.split(x, num_outputs=3, axis=1)
-        return mx.nd.concat(parts[2], mx.nd.tanh(parts[0]), dim=1)
-
-
-@pytest.mark.parametrize('case', [mlp_head, constants_and_aux, split_outputs],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize('case', CASES, ids=lambda f: f.__name__)
 def test_json_matches_mxnet(case):
-    got = mx.autograd.get_symbol(case()).tojson()
+    got = mx.autograd.get_symbol(case(mx)).tojson()
     assert _normalized(got) == _normalized(REF[case.__name__])
 
 

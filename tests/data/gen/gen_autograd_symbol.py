@@ -1,38 +1,16 @@
 """Write tests/data/autograd_symbol_reference.json: mx.autograd.get_symbol(...).tojson()
-of small recorded computations, by real MXNet 1.9.1 (run with /work/mxvenv/bin/python)."""
+of the recorded computations in tests/autograd_symbol_cases.py, by real MXNet 1.9.1
+(run with /work/mxvenv/bin/python)."""
 import json
 import pathlib
+import sys
 
 import mxnet as mx
 
+HERE = pathlib.Path(__file__).resolve()
+sys.path.insert(0, str(HERE.parents[2]))
+from autograd_symbol_cases import CASES  # noqa: E402
 
-def mlp_head():
-    x = mx.nd.ones((2, 3)); x.attach_grad()
-    w = mx.nd.ones((4, 3)); w.attach_grad()
-    with mx.autograd.record():
-        y = mx.nd.FullyConnected(x, w, num_hidden=4, no_bias=True)
-        return mx.nd.relu(y) * 2 + x.sum()
-
-
-def constants_and_aux():
-    x = mx.nd.ones((2, 3, 4, 4)); x.attach_grad()
-    gamma, beta = mx.nd.ones((3,)), mx.nd.zeros((3,))
-    mean, var = mx.nd.zeros((3,)), mx.nd.ones((3,))
-    scale = mx.nd.full((2, 3, 4, 4), 0.5)
-    with mx.autograd.record():
-        y = mx.nd.BatchNorm(x, gamma, beta, mean, var, fix_gamma=False, momentum=0.8)
-        return (y * scale + scale).mean(axis=(1, 2))
-
-
-def split_outputs():
-    x = mx.nd.ones((2, 6)); x.attach_grad()
-    with mx.autograd.record():
-        parts = mx.nd.split(x, num_outputs=3, axis=1)
-        return mx.nd.concat(parts[2], mx.nd.tanh(parts[0]), dim=1)
-
-
-cases = {name: mx.autograd.get_symbol(fn()).tojson()
-         for name, fn in [('mlp_head', mlp_head), ('constants_and_aux', constants_and_aux),
-                          ('split_outputs', split_outputs)]}
-out = pathlib.Path(__file__).resolve().parents[1] / 'autograd_symbol_reference.json'
-out.write_text(json.dumps(cases, indent=1, sort_keys=True) + '\n')
+cases = {case.__name__: mx.autograd.get_symbol(case(mx)).tojson() for case in CASES}
+(HERE.parents[1] / 'autograd_symbol_reference.json').write_text(
+    json.dumps(cases, indent=1, sort_keys=True) + '\n')
