@@ -29,6 +29,7 @@ from . import executor
 from . import operator
 from . import test_utils
 from . import io
+from . import recordio
 from . import metric
 from . import initializer
 from . import initializer as init

@@ -5,6 +5,7 @@ from .ndarray_iter import NDArrayIter
 from .native import MXDataIter
 from .mnist import MNISTIter
 from .csv import CSVIter
+from .image_record import ImageRecordIter
 
 __all__ = ['DataDesc', 'DataBatch', 'DataIter', 'ResizeIter', 'PrefetchingIter',
-           'NDArrayIter', 'MXDataIter', 'MNISTIter', 'CSVIter']
+           'NDArrayIter', 'MXDataIter', 'MNISTIter', 'CSVIter', 'ImageRecordIter']
