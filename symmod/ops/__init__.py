@@ -27,3 +27,4 @@ from . import normalization
 from . import deconv
 from . import upsampling
 from . import sorting
+from . import legacy
