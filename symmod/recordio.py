@@ -496,7 +496,7 @@ def pack_img(header, img, quality=95, img_fmt='.jpg'):
         uint8 image, ``(h, w)`` gray or ``(h, w, 3)`` BGR / ``(h, w, 4)`` BGRA
         (OpenCV's order, as MXNet takes it).
     quality : int, optional
-        JPEG quality (1-100), or PNG compression level (0-9) for ``'.png'``.
+        JPEG quality (1-100), or PNG compression level for ``'.png'`` (clamped to 0-9).
     img_fmt : str, optional
         ``'.jpg'`` / ``'.jpeg'`` or ``'.png'`` (others by Pillow's extension map).
 
@@ -522,7 +522,8 @@ def pack_img(header, img, quality=95, img_fmt='.jpg'):
     if fmt in ('JPG', 'JPEG'):
         picture.save(out, 'JPEG', quality=quality)
     elif fmt == 'PNG':
-        picture.save(out, 'PNG', compress_level=quality)
+        # OpenCV clamps the PNG compression level to 0-9, so the default 95 means 9
+        picture.save(out, 'PNG', compress_level=min(max(int(quality), 0), 9))
     else:
         name = Image.registered_extensions().get('.' + fmt.lower())
         assert name is not None, 'failed to encode image'

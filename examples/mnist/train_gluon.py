@@ -3,7 +3,9 @@
 The gluon counterpart of ``train_mnist.py --network mlp`` (Module.fit): the same data
 (by default the 5,000 real MNIST digits in examples/mnist/data/: 4,000 train, 1,000
 test), the same network and optimizer (SGD with momentum), the same Xavier
-initialization. Each epoch prints the training and validation accuracy.
+initialization. The digits come from ``gluon.data.vision.MNIST`` through a
+``gluon.data.DataLoader``, as in MXNet's gluon MNIST example. Each epoch prints the
+training and validation accuracy.
 
     python examples/mnist/train_gluon.py
     python examples/mnist/train_gluon.py --num-epochs 10 --lr 0.1 --mom 0.9 --batch-size 100
@@ -20,28 +22,24 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
 import symmod as mx  # noqa: E402  (the example runs from a checkout too)
 from symmod import autograd, gluon  # noqa: E402
-from symmod.io.mnist import read_idx  # noqa: E402
 
 DEFAULT_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
 
 
-def _find(data_dir, name):
-    for candidate in (name, name + '.gz'):
-        path = os.path.join(data_dir, candidate)
-        if os.path.exists(path):
-            return path
-    raise FileNotFoundError('MNIST file %s(.gz) not found in %s' % (name, data_dir))
+def transformer(data, label):
+    """(28, 28, 1) uint8 digit -> 784 float32 pixels / 255; the label as float32."""
+    return data.reshape((-1,)).astype(np.float32) / 255, np.float32(label)
 
 
-def load_mnist(data_dir):
-    """(train_x, train_y, test_x, test_y): pixels / 255 flattened to 784, float32."""
-    arrays = []
-    for images, labels in (('train-images-idx3-ubyte', 'train-labels-idx1-ubyte'),
-                           ('t10k-images-idx3-ubyte', 't10k-labels-idx1-ubyte')):
-        x = read_idx(_find(data_dir, images), 2051).reshape(-1, 784).astype(np.float32) / 255
-        y = read_idx(_find(data_dir, labels), 2049).astype(np.float32)
-        arrays += [x, y]
-    return arrays
+def load_mnist(data_dir, batch_size):
+    """DataLoaders over the training (shuffled each epoch) and test digits."""
+    train_data = gluon.data.DataLoader(
+        gluon.data.vision.MNIST(data_dir, train=True, transform=transformer),
+        batch_size=batch_size, shuffle=True, last_batch='discard')
+    val_data = gluon.data.DataLoader(
+        gluon.data.vision.MNIST(data_dir, train=False, transform=transformer),
+        batch_size=batch_size, shuffle=False)
+    return train_data, val_data
 
 
 def build_mlp():
@@ -54,24 +52,21 @@ def build_mlp():
     return net
 
 
-def evaluate(net, data_iter, contexts):
-    """Accuracy of ``net`` over ``data_iter``."""
+def evaluate(net, val_data, contexts):
+    """Accuracy of ``net`` over the batches of ``val_data``."""
     metric = mx.metric.Accuracy()
-    data_iter.reset()
-    for batch in data_iter:
-        xs = gluon.utils.split_and_load(batch.data[0], contexts, even_split=False)
-        ys = gluon.utils.split_and_load(batch.label[0], contexts, even_split=False)
+    for data, label in val_data:
+        xs = gluon.utils.split_and_load(data, contexts, even_split=False)
+        ys = gluon.utils.split_and_load(label, contexts, even_split=False)
         metric.update(ys, [net(x) for x in xs])
     return metric.get()[1]
 
 
 def train(args):
-    train_x, train_y, test_x, test_y = load_mnist(args.data_dir)
+    train_data, val_data = load_mnist(args.data_dir, args.batch_size)
     np.random.seed(args.seed)
     mx.random.seed(args.seed)
     contexts = [mx.cpu(i) for i in range(args.num_cpus)]
-    train_iter = mx.io.NDArrayIter(train_x, train_y, args.batch_size, shuffle=True)
-    val_iter = mx.io.NDArrayIter(test_x, test_y, args.batch_size)
 
     net = build_mlp()
     net.initialize(mx.init.Xavier(), ctx=contexts)
@@ -84,22 +79,21 @@ def train(args):
     metric = mx.metric.Accuracy()
     for epoch in range(args.num_epochs):
         tic = time.time()
-        train_iter.reset()
         metric.reset()
-        for batch in train_iter:
-            xs = gluon.utils.split_and_load(batch.data[0], contexts)
-            ys = gluon.utils.split_and_load(batch.label[0], contexts)
+        for data, label in train_data:
+            xs = gluon.utils.split_and_load(data, contexts)
+            ys = gluon.utils.split_and_load(label, contexts)
             with autograd.record():
                 outputs = [net(x) for x in xs]
                 losses = [loss_fn(out, y) for out, y in zip(outputs, ys)]
             autograd.backward(losses)
-            trainer.step(batch.data[0].shape[0])
+            trainer.step(data.shape[0])
             metric.update(ys, outputs)
         name, train_acc = metric.get()
         logging.info('Epoch[%d] Train-%s=%f', epoch, name, train_acc)
         logging.info('Epoch[%d] Time cost=%.3f', epoch, time.time() - tic)
         logging.info('Epoch[%d] Validation-%s=%f', epoch, name,
-                     evaluate(net, val_iter, contexts))
+                     evaluate(net, val_data, contexts))
     return net
 
 

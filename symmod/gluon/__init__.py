@@ -11,6 +11,7 @@ from . import rnn
 from .trainer import Trainer
 from . import loss
 from . import utils
+from . import data
 
 __all__ = ['DeferredInitializationError', 'Parameter', 'Constant', 'ParameterDict',
            'tensor_types', 'Block', 'HybridBlock', 'SymbolBlock', 'nn', 'Trainer', 'loss',

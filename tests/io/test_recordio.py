@@ -217,10 +217,11 @@ def test_unpack_img_jpeg_close_to_mxnets_decoder(ref):
         assert diff.max() <= 2
 
 
-@pytest.mark.parametrize('fmt', ['.png', '.PNG'])
-def test_pack_img_png_is_lossless_and_takes_bgr(ref, fmt):
+@pytest.mark.parametrize('fmt, quality', [('.png', 3), ('.PNG', 95)])
+def test_pack_img_png_is_lossless_and_takes_bgr(ref, fmt, quality):
+    # the default quality (95) is clamped to PNG's highest compression level, as cv2 does
     bgr = ref['images/pixels_rgb'][3][:, :, ::-1]
-    packed = mx.recordio.pack_img(mx.recordio.IRHeader(0, 2.0, 5, 0), bgr, quality=3,
+    packed = mx.recordio.pack_img(mx.recordio.IRHeader(0, 2.0, 5, 0), bgr, quality=quality,
                                   img_fmt=fmt)
     header, img = mx.recordio.unpack_img(packed)
     assert header == (0, 2.0, 5, 0)
