@@ -12,6 +12,8 @@ import symmod as mx
 from symmod.gluon import nn, rnn
 from symmod.test_utils import assert_almost_equal
 
+from rnn_cell_cases import build, run_cell, step_through
+
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'data',
                     'gluon_rnn_cells_reference.npz')
 REF = dict(np.load(DATA))
@@ -21,40 +23,10 @@ N, T, C = REF['lstm/x'].shape
 VALID_LENGTH = REF['valid_length']
 
 
-def build(spec):
-    """The cell a reference spec describes (the generator builds it the same way)."""
-    cls = spec['cls']
-    kwargs = dict(spec.get('kwargs', {}))
-    if cls in ('SequentialRNNCell', 'HybridSequentialRNNCell'):
-        cell = getattr(rnn, cls)(**kwargs)
-        with cell.name_scope():
-            for child in spec['children']:
-                cell.add(build(child))
-        return cell
-    if cls in ('ZoneoutCell', 'ResidualCell'):
-        return getattr(rnn, cls)(build(spec['base']), **kwargs)
-    if cls == 'BidirectionalCell':
-        return rnn.BidirectionalCell(build(spec['l']), build(spec['r']))
-    if isinstance(kwargs.get('activation'), dict):
-        kwargs['activation'] = nn.LeakyReLU(kwargs['activation']['leaky'])
-    return getattr(rnn, cls)(*spec.get('args', []), **kwargs)
-
-
-def step_through(cell, x, states, layout):
-    """Call the cell once per time step."""
-    if states is None:
-        states = cell.begin_state(batch_size=x.shape[layout.find('N')])
-    outputs = []
-    for t in range(x.shape[layout.find('T')]):
-        out, states = cell(x[:, t] if layout == 'NTC' else x[t], states)
-        outputs.append(out)
-    return outputs, states
-
-
 def reference_cell(case):
     """The cell of ``case`` with MXNet's parameter values set."""
     spec = SPECS[case]
-    cell = build(spec)
+    cell = build(mx, spec)
     cell.initialize()
     x = mx.nd.array(REF[case + '/x'])
     if spec.get('step'):
@@ -69,42 +41,15 @@ def reference_cell(case):
 
 def run(cell, params, case, layout, merge, valid_length, given_states, step=False,
         train=True):
-    """Outputs (stacked in ``layout``), states and gradients of one unroll under
-    autograd, with the reference heads."""
-    x_np = REF[case + '/x']
-    x = mx.nd.array(x_np if layout == 'NTC' else x_np.transpose(1, 0, 2))
-    x.attach_grad()
+    """``run_cell`` with the reference input, begin states (``given_states``) and heads
+    of ``case``."""
     num_states = SPECS[case]['num_states']
-    states = None
+    begin = None
     if given_states:
-        states = [mx.nd.array(REF['%s/begin_state%d' % (case, k)]) for k in range(num_states)]
-        for s in states:
-            s.attach_grad()
-    head = REF[case + '/head0']
-    head = head if layout == 'NTC' else head.transpose(1, 0, 2)
-    vl = mx.nd.array(VALID_LENGTH) if valid_length else None
-    with mx.autograd.record(train_mode=train):
-        if step:
-            out, new_states = step_through(cell, x, states, layout)
-            if merge:
-                out = mx.nd.stack(*out, axis=layout.find('T'))
-        else:
-            out, new_states = cell.unroll(T, x, begin_state=states, layout=layout,
-                                          merge_outputs=merge, valid_length=vl)
-        if merge:
-            assert isinstance(out, mx.nd.NDArray)
-        else:
-            assert isinstance(out, list) and len(out) == T
-            out = mx.nd.stack(*out, axis=layout.find('T'))
-        loss = (out * mx.nd.array(head)).sum()
-        for k, s in enumerate(new_states):
-            loss = loss + (s * mx.nd.array(REF['%s/head%d' % (case, k + 1)])).sum()
-    loss.backward()
-    res = {'out': out.asnumpy(), 'grad_x': x.grad.asnumpy()}
-    res.update({'state%d' % k: s.asnumpy() for k, s in enumerate(new_states)})
-    res.update({'grad_state%d' % k: s.grad.asnumpy() for k, s in enumerate(states or [])})
-    res.update({'grad_param/' + name: p.grad().asnumpy() for name, p in params.items()})
-    return res
+        begin = [REF['%s/begin_state%d' % (case, k)] for k in range(num_states)]
+    heads = [REF['%s/head%d' % (case, k)] for k in range(num_states + 1)]
+    return run_cell(mx, cell, params, REF[case + '/x'], begin, heads, layout, merge,
+                    VALID_LENGTH if valid_length else None, train, step)
 
 
 RUNS = [(case, layout, merge, vl)
@@ -133,7 +78,7 @@ def test_unroll_against_mxnet(case, layout, merge, vl):
 def test_symbolic_unroll_graph_names(case):
     """The graph of a symbolic unroll names its nodes and arguments as MXNet's."""
     spec = SPECS[case]
-    cell = build(spec)
+    cell = build(mx, spec)
     with mx.name.NameManager():
         vl = mx.sym.var('valid_length') if spec.get('vl') else None
         out, states = cell.unroll(T, mx.sym.var('data'), merge_outputs=True,

@@ -1,6 +1,6 @@
-"""Block.summary: the table printed for the networks of
-tests/data/gen/gen_gluon_layers_reference.py equals, character for character, what
-MXNet 1.9.1 printed (tests/data/gluon_layers_summary.txt)."""
+"""Block.summary: the table printed for the networks of tests/gluon/summary_cases.py
+equals, character for character, what MXNet 1.9.1 printed
+(tests/data/gluon_layers_summary.txt)."""
 import os
 import re
 
@@ -8,6 +8,8 @@ import pytest
 
 import symmod as mx
 from symmod.gluon import nn
+
+import summary_cases
 
 DATA = os.path.join(os.path.dirname(__file__), '..', 'data')
 
@@ -19,62 +21,27 @@ def expected_tables():
     return dict(zip(parts[::2], parts[1::2]))
 
 
-class TwoInputs(nn.Block):
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        with self.name_scope():
-            self.dense = nn.Dense(3, in_units=4)
-            self.emb = nn.Embedding(6, 2)
-
-    def forward(self, x, idx):
-        return self.dense(x), [self.emb(idx), idx]
-
-
-def cnn():
-    """Built in a fresh name scope so that its prefixes are MXNet's in a new process."""
-    with mx.name.NameManager():
-        net = nn.HybridSequential()
-        with net.name_scope():
-            net.add(nn.Conv2D(4, 3, in_channels=2, activation='relu'))
-            net.add(nn.BatchNorm())
-            net.add(nn.MaxPool2D())
-            net.add(nn.Conv2DTranspose(3, 2, strides=2))
-            net.add(nn.InstanceNorm())
-            net.add(nn.LayerNorm(axis=1))
-            net.add(nn.GroupNorm(num_groups=3))
-            net.add(nn.GlobalAvgPool2D())
-            net.add(nn.Flatten())
-            shared = nn.Dense(3)
-            net.add(shared)
-            net.add(shared)
-            net.add(nn.PReLU())
-    net.initialize()
-    return net
-
-
 def test_cnn_summary_matches_mxnet(capsys):
-    net = cnn()
-    net.summary(mx.nd.ones((2, 2, 10, 10)))
+    # built in a fresh name scope so that its prefixes are MXNet's in a new process
+    with mx.name.NameManager():
+        net, inputs = summary_cases.cnn(mx)
+    net.summary(*inputs)
     assert capsys.readouterr().out == expected_tables()['cnn']
     # the hooks are gone afterwards: a second call prints the same table
     assert all(not block._forward_hooks for block in net._children.values())
-    net.summary(mx.nd.ones((2, 2, 10, 10)))
+    net.summary(*inputs)
     assert capsys.readouterr().out == expected_tables()['cnn']
 
 
 def test_multiple_inputs_and_nested_outputs_match_mxnet(capsys):
-    block = TwoInputs()
-    block.initialize()
-    block.summary(mx.nd.ones((2, 4)), mx.nd.array([[1, 2, 3]]))
+    block, inputs = summary_cases.two_inputs(mx)
+    block.summary(*inputs)
     assert capsys.readouterr().out == expected_tables()['two_inputs']
 
 
 def test_sequential_with_deferred_init_matches_mxnet(capsys):
-    seq = nn.Sequential()
-    with seq.name_scope():
-        seq.add(nn.Dense(5, in_units=3), nn.Dropout(0.5), nn.Dense(2))
-    seq.initialize()
-    seq.summary(mx.nd.ones((4, 3)))
+    seq, inputs = summary_cases.sequential(mx)
+    seq.summary(*inputs)
     assert capsys.readouterr().out == expected_tables()['sequential']
 
 

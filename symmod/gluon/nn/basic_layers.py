@@ -16,6 +16,14 @@ __all__ = ['Sequential', 'HybridSequential', 'Dense', 'Dropout', 'BatchNorm', 'E
            'Flatten', 'Lambda', 'HybridLambda']
 
 
+def _activation_block(activation):
+    """The ``Activation`` block a layer applies to its output (named ``<act>_`` as in
+    MXNet), or None."""
+    if activation is None:
+        return None
+    return Activation(activation, prefix=activation + '_')
+
+
 class _Stack:
     """What Sequential and HybridSequential share: children added in order, indexing
     (a slice gives a new container of the same type), ``len`` and the repr."""
@@ -131,10 +139,7 @@ class Dense(HybridBlock):
                                             dtype=dtype, allow_deferred_init=True)
             else:
                 self.bias = None
-            if activation is not None:
-                self.act = Activation(activation, prefix=activation + '_')
-            else:
-                self.act = None
+            self.act = _activation_block(activation)
 
     def hybrid_forward(self, F, x, weight, bias=None):
         if bias is None:

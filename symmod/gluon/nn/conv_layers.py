@@ -8,7 +8,7 @@ initialization). Pooling and padding layers are in ``pooling_layers.py``.
 from ... import symbol
 from ...base import numeric_types
 from ..hybrid_block import HybridBlock
-from .activations import Activation
+from .basic_layers import _activation_block
 
 __all__ = ['Conv1D', 'Conv2D', 'Conv3D', 'Conv1DTranspose', 'Conv2DTranspose',
            'Conv3DTranspose']
@@ -27,6 +27,15 @@ def _ntuple(value, n, what):
         return (value,) * n
     assert len(value) == n, '%s must be a number or a list of %d ints' % (what, n)
     return value
+
+
+_LAYOUTS = {1: ('NCW',), 2: ('NCHW', 'NHWC'), 3: ('NCDHW', 'NDHWC')}
+
+
+def _check_layout(layout, ndim):
+    allowed = _LAYOUTS[ndim]
+    assert layout in allowed, 'Only supports %s layout for now' % ' and '.join(
+        "'%s'" % name for name in allowed)
 
 
 class _Conv(HybridBlock):
@@ -69,10 +78,7 @@ class _Conv(HybridBlock):
                                             allow_deferred_init=True)
             else:
                 self.bias = None
-            if activation is not None:
-                self.act = Activation(activation, prefix=activation + '_')
-            else:
-                self.act = None
+            self.act = _activation_block(activation)
 
     def hybrid_forward(self, F, x, weight, bias=None):
         op = getattr(F, self._op_name)
@@ -110,7 +116,37 @@ class _Conv(HybridBlock):
                                                        shape[0]), **kw)
 
 
-class Conv1D(_Conv):
+class _Convolution(_Conv):
+    """Conv1D/2D/3D: the ``Convolution`` operator over the last ``ndim`` axes."""
+
+    def __init__(self, ndim, channels, kernel_size, strides, padding, dilation, groups,
+                 layout, activation, use_bias, weight_initializer, bias_initializer,
+                 in_channels, **kwargs):
+        _check_layout(layout, ndim)
+        kernel_size = _ntuple(kernel_size, ndim, 'kernel_size')
+        op_name = kwargs.pop('op_name', 'Convolution')
+        super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout,
+                         in_channels, activation, use_bias, weight_initializer,
+                         bias_initializer, op_name, **kwargs)
+
+
+class _ConvTranspose(_Conv):
+    """The transposed convolutions: the ``Deconvolution`` operator with ``adj``."""
+
+    def __init__(self, ndim, channels, kernel_size, strides, padding, output_padding,
+                 dilation, groups, layout, activation, use_bias, weight_initializer,
+                 bias_initializer, in_channels, **kwargs):
+        _check_layout(layout, ndim)
+        kernel_size = _ntuple(kernel_size, ndim, 'kernel_size')
+        output_padding = _ntuple(output_padding, ndim, 'output_padding')
+        op_name = kwargs.pop('op_name', 'Deconvolution')
+        super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout,
+                         in_channels, activation, use_bias, weight_initializer,
+                         bias_initializer, op_name=op_name, adj=output_padding, **kwargs)
+        self.outpad = output_padding
+
+
+class Conv1D(_Convolution):
     """1-D convolution over the last axis of ``(batch, in_channels, width)`` data.
 
     ``out_width = (width + 2 * padding - dilation * (kernel_size - 1) - 1) // strides + 1``.
@@ -152,40 +188,18 @@ class Conv1D(_Conv):
     def __init__(self, channels, kernel_size, strides=1, padding=0, dilation=1, groups=1,
                  layout='NCW', activation=None, use_bias=True, weight_initializer=None,
                  bias_initializer='zeros', in_channels=0, **kwargs):
-        assert layout == 'NCW', "Only supports 'NCW' layout for now"
-        kernel_size = _ntuple(kernel_size, 1, 'kernel_size')
-        op_name = kwargs.pop('op_name', 'Convolution')
-        super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout,
-                         in_channels, activation, use_bias, weight_initializer,
-                         bias_initializer, op_name, **kwargs)
+        super().__init__(1, channels, kernel_size, strides, padding, dilation, groups, layout,
+                         activation, use_bias, weight_initializer, bias_initializer,
+                         in_channels, **kwargs)
 
 
-class Conv2D(_Conv):
+class Conv2D(_Convolution):
     """2-D convolution over the last two axes of ``(batch, in_channels, height, width)``.
 
-    Each output size is ``(size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1``.
-    The weight has shape ``(channels, in_channels / groups, kh, kw)``.
-
-    Parameters
-    ----------
-    channels : int
-        Number of output channels (filters).
-    kernel_size : int or tuple of 2 int
-        Window size.
-    strides, padding, dilation : int or tuple of 2 int
-        Step, zero padding on both sides, spacing of window elements (1, 0, 1).
-    groups : int, default 1
-        Split input and output channels into this many independent groups.
-    layout : str, default 'NCHW'
-        'NCHW' ('NHWC' is accepted by MXNet; symmod's operator refuses channel-last).
-    activation : str, optional
-        Activation applied to the output.
-    use_bias : bool, default True
-        Whether to add a bias per output channel.
-    weight_initializer, bias_initializer : str or Initializer
-        Initializers (the global one and 'zeros' by default).
-    in_channels : int, default 0
-        Input channels; inferred from the first batch when 0.
+    Parameters are those of :class:`Conv1D` with 2 entries per tuple (defaults (1, 1),
+    (0, 0), (1, 1)); ``layout`` is 'NCHW' ('NHWC' is accepted by MXNet; symmod's
+    operator refuses channel-last). The weight has shape ``(channels, in_channels /
+    groups, kh, kw)``.
 
     Examples
     --------
@@ -197,18 +211,15 @@ class Conv2D(_Conv):
     def __init__(self, channels, kernel_size, strides=(1, 1), padding=(0, 0),
                  dilation=(1, 1), groups=1, layout='NCHW', activation=None, use_bias=True,
                  weight_initializer=None, bias_initializer='zeros', in_channels=0, **kwargs):
-        assert layout in ('NCHW', 'NHWC'), "Only supports 'NCHW' and 'NHWC' layout for now"
-        kernel_size = _ntuple(kernel_size, 2, 'kernel_size')
-        op_name = kwargs.pop('op_name', 'Convolution')
-        super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout,
-                         in_channels, activation, use_bias, weight_initializer,
-                         bias_initializer, op_name, **kwargs)
+        super().__init__(2, channels, kernel_size, strides, padding, dilation, groups, layout,
+                         activation, use_bias, weight_initializer, bias_initializer,
+                         in_channels, **kwargs)
 
 
-class Conv3D(_Conv):
+class Conv3D(_Convolution):
     """3-D convolution over the last three axes of ``(batch, in_channels, d, h, w)``.
 
-    Parameters are those of :class:`Conv2D` with 3 entries per tuple; ``layout``
+    Parameters are those of :class:`Conv1D` with 3 entries per tuple; ``layout``
     defaults to 'NCDHW'. The weight has shape ``(channels, in_channels / groups,
     kd, kh, kw)``.
 
@@ -224,27 +235,9 @@ class Conv3D(_Conv):
                  dilation=(1, 1, 1), groups=1, layout='NCDHW', activation=None,
                  use_bias=True, weight_initializer=None, bias_initializer='zeros',
                  in_channels=0, **kwargs):
-        assert layout in ('NCDHW', 'NDHWC'), "Only supports 'NCDHW' and 'NDHWC' layout for now"
-        kernel_size = _ntuple(kernel_size, 3, 'kernel_size')
-        op_name = kwargs.pop('op_name', 'Convolution')
-        super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout,
-                         in_channels, activation, use_bias, weight_initializer,
-                         bias_initializer, op_name, **kwargs)
-
-
-class _ConvTranspose(_Conv):
-    """The transposed convolutions: the ``Deconvolution`` operator with ``adj``."""
-
-    def __init__(self, ndim, channels, kernel_size, strides, padding, output_padding,
-                 dilation, groups, layout, activation, use_bias, weight_initializer,
-                 bias_initializer, in_channels, **kwargs):
-        kernel_size = _ntuple(kernel_size, ndim, 'kernel_size')
-        output_padding = _ntuple(output_padding, ndim, 'output_padding')
-        op_name = kwargs.pop('op_name', 'Deconvolution')
-        super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout,
-                         in_channels, activation, use_bias, weight_initializer,
-                         bias_initializer, op_name=op_name, adj=output_padding, **kwargs)
-        self.outpad = output_padding
+        super().__init__(3, channels, kernel_size, strides, padding, dilation, groups, layout,
+                         activation, use_bias, weight_initializer, bias_initializer,
+                         in_channels, **kwargs)
 
 
 class Conv1DTranspose(_ConvTranspose):
@@ -259,24 +252,11 @@ class Conv1DTranspose(_ConvTranspose):
     ----------
     channels : int
         Number of output channels.
-    kernel_size : int or tuple of 1 int
-        Window size.
-    strides, padding, dilation : int or tuple of 1 int
-        As for :class:`Conv1D` (defaults 1, 0, 1).
     output_padding : int or tuple of 1 int, default 0
         Extra size added on one side of the output.
-    groups : int, default 1
-        Number of independent channel groups.
-    layout : str, default 'NCW'
-        Only 'NCW'.
-    activation : str, optional
-        Activation applied to the output.
-    use_bias : bool, default True
-        Whether to add a bias per output channel.
-    weight_initializer, bias_initializer : str or Initializer
-        Initializers (the global one and 'zeros' by default).
-    in_channels : int, default 0
-        Input channels; inferred from the first batch when 0.
+    kernel_size, strides, padding, dilation, groups, layout, activation, use_bias,
+    weight_initializer, bias_initializer, in_channels
+        As for :class:`Conv1D`.
 
     Examples
     --------
@@ -289,7 +269,6 @@ class Conv1DTranspose(_ConvTranspose):
     def __init__(self, channels, kernel_size, strides=1, padding=0, output_padding=0,
                  dilation=1, groups=1, layout='NCW', activation=None, use_bias=True,
                  weight_initializer=None, bias_initializer='zeros', in_channels=0, **kwargs):
-        assert layout == 'NCW', "Only supports 'NCW' layout for now"
         super().__init__(1, channels, kernel_size, strides, padding, output_padding,
                          dilation, groups, layout, activation, use_bias, weight_initializer,
                          bias_initializer, in_channels, **kwargs)
@@ -311,7 +290,6 @@ class Conv2DTranspose(_ConvTranspose):
                  output_padding=(0, 0), dilation=(1, 1), groups=1, layout='NCHW',
                  activation=None, use_bias=True, weight_initializer=None,
                  bias_initializer='zeros', in_channels=0, **kwargs):
-        assert layout in ('NCHW', 'NHWC'), "Only supports 'NCHW' and 'NHWC' layout for now"
         super().__init__(2, channels, kernel_size, strides, padding, output_padding,
                          dilation, groups, layout, activation, use_bias, weight_initializer,
                          bias_initializer, in_channels, **kwargs)
@@ -334,7 +312,6 @@ class Conv3DTranspose(_ConvTranspose):
                  output_padding=(0, 0, 0), dilation=(1, 1, 1), groups=1, layout='NCDHW',
                  activation=None, use_bias=True, weight_initializer=None,
                  bias_initializer='zeros', in_channels=0, **kwargs):
-        assert layout in ('NCDHW', 'NDHWC'), "Only supports 'NCDHW' and 'NDHWC' layout for now"
         super().__init__(3, channels, kernel_size, strides, padding, output_padding,
                          dilation, groups, layout, activation, use_bias, weight_initializer,
                          bias_initializer, in_channels, **kwargs)

@@ -15,9 +15,16 @@ def _content(kwargs):
 
 
 class _AffineNorm(HybridBlock):
-    """Creates ``gamma`` and ``beta`` of ``shape``, trained when ``scale`` / ``center``."""
+    """What the three layers share: the operator arguments ``op_kwargs`` (shown in the
+    repr) and ``gamma`` and ``beta`` of ``shape``, trained when ``op_kwargs``' ``scale``
+    / ``center`` are set."""
 
-    def _affine_params(self, shape, center, scale, beta_initializer, gamma_initializer):
+    def __init__(self, op_kwargs, shape, beta_initializer, gamma_initializer, **kwargs):
+        super().__init__(**kwargs)
+        self._kwargs = op_kwargs
+        self._epsilon = op_kwargs['eps']
+        self._center = center = op_kwargs['center']
+        self._scale = scale = op_kwargs['scale']
         self.gamma = self.params.get('gamma', grad_req='write' if scale else 'null',
                                      shape=shape, init=gamma_initializer,
                                      allow_deferred_init=True)
@@ -63,12 +70,9 @@ class InstanceNorm(_AffineNorm):
 
     def __init__(self, axis=1, epsilon=1e-5, center=True, scale=False,
                  beta_initializer='zeros', gamma_initializer='ones', in_channels=0, **kwargs):
-        super().__init__(**kwargs)
-        self._kwargs = {'eps': epsilon, 'axis': axis, 'center': center, 'scale': scale}
+        super().__init__({'eps': epsilon, 'axis': axis, 'center': center, 'scale': scale},
+                         (in_channels,), beta_initializer, gamma_initializer, **kwargs)
         self._axis = axis
-        self._epsilon = epsilon
-        self._affine_params((in_channels,), center, scale, beta_initializer,
-                            gamma_initializer)
 
     def hybrid_forward(self, F, x, gamma, beta):
         if self._axis == 1:
@@ -111,14 +115,10 @@ class LayerNorm(_AffineNorm):
     def __init__(self, axis=-1, epsilon=1e-5, center=True, scale=True,
                  beta_initializer='zeros', gamma_initializer='ones', in_channels=0,
                  prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
-        self._kwargs = {'eps': epsilon, 'axis': axis, 'center': center, 'scale': scale}
+        super().__init__({'eps': epsilon, 'axis': axis, 'center': center, 'scale': scale},
+                         (in_channels,), beta_initializer, gamma_initializer, prefix=prefix,
+                         params=params)
         self._axis = axis
-        self._epsilon = epsilon
-        self._center = center
-        self._scale = scale
-        self._affine_params((in_channels,), center, scale, beta_initializer,
-                            gamma_initializer)
 
     def hybrid_forward(self, F, data, gamma, beta):
         # MXNet 1.9.1 gives this node no name (unlike the other layers' 'fwd')
@@ -136,14 +136,8 @@ class GroupNorm(_AffineNorm):
     ----------
     num_groups : int, default 1
         Number of groups; must divide the number of channels.
-    epsilon : float, default 1e-5
-        Added to the variance.
-    center : bool, default True
-        Train ``beta``.
-    scale : bool, default True
-        Train ``gamma``.
-    beta_initializer, gamma_initializer : str or Initializer
-        Defaults 'zeros' and 'ones'.
+    epsilon, center, scale, beta_initializer, gamma_initializer
+        As for :class:`LayerNorm`.
 
     Examples
     --------
@@ -156,15 +150,10 @@ class GroupNorm(_AffineNorm):
     def __init__(self, num_groups=1, epsilon=1e-5, center=True, scale=True,
                  beta_initializer='zeros', gamma_initializer='ones', prefix=None,
                  params=None):
-        super().__init__(prefix=prefix, params=params)
-        self._kwargs = {'eps': epsilon, 'num_groups': num_groups, 'center': center,
-                        'scale': scale}
+        super().__init__({'eps': epsilon, 'num_groups': num_groups, 'center': center,
+                          'scale': scale}, (num_groups,), beta_initializer, gamma_initializer,
+                         prefix=prefix, params=params)
         self._num_groups = num_groups
-        self._epsilon = epsilon
-        self._center = center
-        self._scale = scale
-        self._affine_params((num_groups,), center, scale, beta_initializer,
-                            gamma_initializer)
 
     def hybrid_forward(self, F, data, gamma, beta):
         return F.GroupNorm(data, gamma=gamma, beta=beta, num_groups=self._num_groups,

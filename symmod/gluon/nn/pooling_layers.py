@@ -58,7 +58,25 @@ class _Pooling(HybridBlock):
                            **self._kwargs)
 
 
-class MaxPool1D(_Pooling):
+class _WindowPooling(_Pooling):
+    """Max or average pooling with a window of ``ndim`` sizes."""
+
+    def __init__(self, ndim, pool_type, pool_size, strides, padding, layout, ceil_mode,
+                 **kwargs):
+        _check_layout(layout, ndim)
+        super().__init__(_pool_size(pool_size, ndim), strides, padding, ceil_mode, False,
+                         pool_type, layout, **kwargs)
+
+
+class _GlobalPooling(_Pooling):
+    """Max or average pooling over the whole of the last ``ndim`` axes."""
+
+    def __init__(self, ndim, pool_type, layout, **kwargs):
+        _check_layout(layout, ndim)
+        super().__init__((1,) * ndim, None, 0, True, True, pool_type, layout, **kwargs)
+
+
+class MaxPool1D(_WindowPooling):
     """Max pooling over the last axis of ``(batch, channels, width)`` data.
 
     ``out_width = (width + 2 * padding - pool_size) // strides + 1`` (rounded up with
@@ -85,12 +103,10 @@ class MaxPool1D(_Pooling):
 
     def __init__(self, pool_size=2, strides=None, padding=0, layout='NCW', ceil_mode=False,
                  **kwargs):
-        _check_layout(layout, 1)
-        super().__init__(_pool_size(pool_size, 1), strides, padding, ceil_mode, False, 'max',
-                         layout, **kwargs)
+        super().__init__(1, 'max', pool_size, strides, padding, layout, ceil_mode, **kwargs)
 
 
-class MaxPool2D(_Pooling):
+class MaxPool2D(_WindowPooling):
     """Max pooling over the last two axes of ``(batch, channels, height, width)`` data.
 
     Parameters are those of :class:`MaxPool1D` with 2 entries per tuple
@@ -104,12 +120,10 @@ class MaxPool2D(_Pooling):
 
     def __init__(self, pool_size=(2, 2), strides=None, padding=0, layout='NCHW',
                  ceil_mode=False, **kwargs):
-        _check_layout(layout, 2)
-        super().__init__(_pool_size(pool_size, 2), strides, padding, ceil_mode, False, 'max',
-                         layout, **kwargs)
+        super().__init__(2, 'max', pool_size, strides, padding, layout, ceil_mode, **kwargs)
 
 
-class MaxPool3D(_Pooling):
+class MaxPool3D(_WindowPooling):
     """Max pooling over the last three axes of ``(batch, channels, d, h, w)`` data.
 
     Parameters are those of :class:`MaxPool1D` with 3 entries per tuple
@@ -118,26 +132,18 @@ class MaxPool3D(_Pooling):
 
     def __init__(self, pool_size=(2, 2, 2), strides=None, padding=0, ceil_mode=False,
                  layout='NCDHW', **kwargs):
-        _check_layout(layout, 3)
-        super().__init__(_pool_size(pool_size, 3), strides, padding, ceil_mode, False, 'max',
-                         layout, **kwargs)
+        super().__init__(3, 'max', pool_size, strides, padding, layout, ceil_mode, **kwargs)
 
 
-class AvgPool1D(_Pooling):
+class AvgPool1D(_WindowPooling):
     """Average pooling over the last axis of ``(batch, channels, width)`` data.
 
     Parameters
     ----------
-    pool_size : int or tuple of 1 int, default 2
-        Window size.
-    strides : int, tuple of 1 int or None
-        Step of the window; ``pool_size`` when None.
+    pool_size, strides, layout, ceil_mode
+        As for :class:`MaxPool1D`.
     padding : int or tuple of 1 int, default 0
         Zeros added on both sides.
-    layout : str, default 'NCW'
-        'NCW' ('NWC' is accepted by MXNet; symmod's operator refuses channel-last).
-    ceil_mode : bool, default False
-        Round the output size up instead of down.
     count_include_pad : bool, default True
         Divide by the full window size, padding included (else by the number of
         input elements in the window).
@@ -150,37 +156,28 @@ class AvgPool1D(_Pooling):
 
     def __init__(self, pool_size=2, strides=None, padding=0, layout='NCW', ceil_mode=False,
                  count_include_pad=True, **kwargs):
-        _check_layout(layout, 1)
-        super().__init__(_pool_size(pool_size, 1), strides, padding, ceil_mode, False, 'avg',
-                         layout, count_include_pad, **kwargs)
+        super().__init__(1, 'avg', pool_size, strides, padding, layout, ceil_mode,
+                         count_include_pad=count_include_pad, **kwargs)
 
 
-class AvgPool2D(_Pooling):
+class AvgPool2D(_WindowPooling):
     """Average pooling over the last two axes; parameters as :class:`AvgPool1D` with 2
     entries per tuple (``pool_size`` (2, 2), ``layout`` 'NCHW')."""
 
     def __init__(self, pool_size=(2, 2), strides=None, padding=0, ceil_mode=False,
                  layout='NCHW', count_include_pad=True, **kwargs):
-        _check_layout(layout, 2)
-        super().__init__(_pool_size(pool_size, 2), strides, padding, ceil_mode, False, 'avg',
-                         layout, count_include_pad, **kwargs)
+        super().__init__(2, 'avg', pool_size, strides, padding, layout, ceil_mode,
+                         count_include_pad=count_include_pad, **kwargs)
 
 
-class AvgPool3D(_Pooling):
+class AvgPool3D(_WindowPooling):
     """Average pooling over the last three axes; parameters as :class:`AvgPool1D` with 3
     entries per tuple (``pool_size`` (2, 2, 2), ``layout`` 'NCDHW')."""
 
     def __init__(self, pool_size=(2, 2, 2), strides=None, padding=0, ceil_mode=False,
                  layout='NCDHW', count_include_pad=True, **kwargs):
-        _check_layout(layout, 3)
-        super().__init__(_pool_size(pool_size, 3), strides, padding, ceil_mode, False, 'avg',
-                         layout, count_include_pad, **kwargs)
-
-
-class _GlobalPooling(_Pooling):
-    def __init__(self, ndim, pool_type, layout, **kwargs):
-        _check_layout(layout, ndim)
-        super().__init__((1,) * ndim, None, 0, True, True, pool_type, layout, **kwargs)
+        super().__init__(3, 'avg', pool_size, strides, padding, layout, ceil_mode,
+                         count_include_pad=count_include_pad, **kwargs)
 
 
 class GlobalMaxPool1D(_GlobalPooling):
@@ -198,26 +195,16 @@ class GlobalMaxPool1D(_GlobalPooling):
 
 
 class GlobalMaxPool2D(_GlobalPooling):
-    """The maximum over height and width: output ``(batch, channels, 1, 1)``.
-
-    Parameters
-    ----------
-    layout : str, default 'NCHW'
-        Data layout.
-    """
+    """The maximum over height and width: output ``(batch, channels, 1, 1)``; ``layout``
+    as :class:`GlobalMaxPool1D` ('NCHW' by default)."""
 
     def __init__(self, layout='NCHW', **kwargs):
         super().__init__(2, 'max', layout, **kwargs)
 
 
 class GlobalMaxPool3D(_GlobalPooling):
-    """The maximum over depth, height and width: output ``(batch, channels, 1, 1, 1)``.
-
-    Parameters
-    ----------
-    layout : str, default 'NCDHW'
-        Data layout.
-    """
+    """The maximum over depth, height and width: output ``(batch, channels, 1, 1, 1)``;
+    ``layout`` as :class:`GlobalMaxPool1D` ('NCDHW' by default)."""
 
     def __init__(self, layout='NCDHW', **kwargs):
         super().__init__(3, 'max', layout, **kwargs)
@@ -225,25 +212,15 @@ class GlobalMaxPool3D(_GlobalPooling):
 
 class GlobalAvgPool1D(_GlobalPooling):
     """The mean over the whole width: ``(batch, channels, width)`` to
-    ``(batch, channels, 1)``.
-
-    Parameters
-    ----------
-    layout : str, default 'NCW'
-        Data layout.
-    """
+    ``(batch, channels, 1)``; ``layout`` as :class:`GlobalMaxPool1D` ('NCW')."""
 
     def __init__(self, layout='NCW', **kwargs):
         super().__init__(1, 'avg', layout, **kwargs)
 
 
 class GlobalAvgPool2D(_GlobalPooling):
-    """The mean over height and width: output ``(batch, channels, 1, 1)``.
-
-    Parameters
-    ----------
-    layout : str, default 'NCHW'
-        Data layout.
+    """The mean over height and width: output ``(batch, channels, 1, 1)``; ``layout``
+    as :class:`GlobalMaxPool1D` ('NCHW' by default).
 
     Examples
     --------
@@ -256,13 +233,8 @@ class GlobalAvgPool2D(_GlobalPooling):
 
 
 class GlobalAvgPool3D(_GlobalPooling):
-    """The mean over depth, height and width: output ``(batch, channels, 1, 1, 1)``.
-
-    Parameters
-    ----------
-    layout : str, default 'NCDHW'
-        Data layout.
-    """
+    """The mean over depth, height and width: output ``(batch, channels, 1, 1, 1)``;
+    ``layout`` as :class:`GlobalMaxPool1D` ('NCDHW' by default)."""
 
     def __init__(self, layout='NCDHW', **kwargs):
         super().__init__(3, 'avg', layout, **kwargs)

@@ -224,20 +224,9 @@ class RNN(_RNNLayer):
         Number of stacked layers.
     activation : {'relu', 'tanh'}, default 'relu'
         The non-linearity.
-    layout : {'TNC', 'NTC'}, default 'TNC'
-        Layout of input and output (T: time, N: batch, C: features).
-    dropout : float, default 0
-        Dropout on the outputs of each layer but the last, in training.
-    bidirectional : bool, default False
-        Run each layer both ways (the output has ``2 * hidden_size`` features).
-    i2h_weight_initializer, h2h_weight_initializer : str or Initializer, optional
-        Initializers of the input-to-hidden and hidden-to-hidden weights.
-    i2h_bias_initializer, h2h_bias_initializer : str or Initializer, default 'zeros'
-        Initializers of the biases.
-    input_size : int, default 0
-        Number of input features; inferred at the first call when 0.
-    dtype : str, default 'float32'
-        Parameter dtype.
+    layout, dropout, bidirectional, i2h_weight_initializer, h2h_weight_initializer,
+    i2h_bias_initializer, h2h_bias_initializer, input_size, dtype
+        As for :class:`LSTM`.
 
     Inputs: ``data`` (T, N, C) in 'TNC', and optionally ``states``, a list with one
     (num_layers * directions, N, hidden_size) array. Outputs: ``out`` and, when
@@ -262,7 +251,6 @@ class RNN(_RNNLayer):
                                   dtype, **kwargs)
 
 
-
 class LSTM(_RNNLayer):
     """A multi-layer long short-term memory (LSTM) RNN over a sequence (gates i, f, g, o
     as in MXNet's fused ``RNN`` operator).
@@ -274,15 +262,15 @@ class LSTM(_RNNLayer):
     num_layers : int, default 1
         Number of stacked layers.
     layout : {'TNC', 'NTC'}, default 'TNC'
-        Layout of input and output.
+        Layout of input and output (T: time, N: batch, C: features).
     dropout : float, default 0
         Dropout on the outputs of each layer but the last, in training.
     bidirectional : bool, default False
-        Run each layer both ways.
+        Run each layer both ways (the output has ``2 * hidden_size`` features).
     input_size : int, default 0
         Number of input features; inferred at the first call when 0.
     i2h_weight_initializer, h2h_weight_initializer : str or Initializer, optional
-        Initializers of the weights.
+        Initializers of the input-to-hidden and hidden-to-hidden weights.
     i2h_bias_initializer, h2h_bias_initializer : str or Initializer, default 'zeros'
         Initializers of the biases.
     projection_size : int, optional
@@ -322,37 +310,20 @@ class LSTM(_RNNLayer):
                                    dtype, **kwargs)
 
 
-
 class GRU(_RNNLayer):
     """A multi-layer gated recurrent unit (GRU) RNN over a sequence, in cuDNN's variant
     (the reset gate scales ``W_hn h + b_hn``).
 
-    Parameters
-    ----------
-    hidden_size : int
-        Number of features of the hidden state.
-    num_layers : int, default 1
-        Number of stacked layers.
-    layout : {'TNC', 'NTC'}, default 'TNC'
-        Layout of input and output.
-    dropout : float, default 0
-        Dropout on the outputs of each layer but the last, in training.
-    bidirectional : bool, default False
-        Run each layer both ways.
-    input_size : int, default 0
-        Number of input features; inferred at the first call when 0.
-    i2h_weight_initializer, h2h_weight_initializer : str or Initializer, optional
-        Initializers of the weights.
-    i2h_bias_initializer, h2h_bias_initializer : str or Initializer, default 'zeros'
-        Initializers of the biases.
-    dtype : str, default 'float32'
-        Parameter dtype.
+    Parameters are those of :class:`LSTM` without the projection and the state clipping
+    (``hidden_size``, ``num_layers``, ``layout``, ``dropout``, ``bidirectional``,
+    ``input_size``, the four initializers, ``dtype``).
 
     Examples
     --------
-    >>> layer = mx.gluon.rnn.GRU(100, 3)
+    >>> layer = mx.gluon.rnn.GRU(100, 3, layout='NTC')
     >>> layer.initialize()
-    >>> out, hn = layer(mx.nd.ones((5, 3, 10)), mx.nd.zeros((3, 3, 100)))
+    >>> layer(mx.nd.ones((2, 5, 10))).shape
+    (2, 5, 100)
     """
 
     def __init__(self, hidden_size, num_layers=1, layout='TNC',

@@ -16,13 +16,14 @@ Output: tests/data/gluon_layers_reference.npz with, for each case ``c<i>``:
   c<i>/out           the output, computed while recording (training mode)
   c<i>/dx            the input gradient (absent for integer inputs)
   c<i>/g/<name>      the parameter gradients (absent for grad_req 'null')
-and tests/data/gluon_layers_summary.txt: Block.summary printed for the networks built in
-summary_text(), separated by lines '#### <name>'.
+and tests/data/gluon_layers_summary.txt: Block.summary printed for the networks of
+tests/gluon/summary_cases.py, separated by lines '#### <name>'.
 """
 import contextlib
 import io
 import json
 import os
+import sys
 
 import mxnet as mx
 import numpy as np
@@ -30,6 +31,8 @@ from mxnet.gluon import nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, '..')
+sys.path.insert(0, os.path.join(HERE, '..', '..', 'gluon'))
+from summary_cases import NETS  # noqa: E402  (shared with tests/gluon/test_summary.py)
 
 # (class name, kwargs, input shape); integer inputs are marked with 'int'
 CASES = [
@@ -127,55 +130,18 @@ def run_case(index, cls, kwargs, shape, rng, out):
     out[key + '/spec'] = np.array(json.dumps(spec))
 
 
-class TwoInputs(nn.Block):
-    """A Block with two inputs and a nested output (the summary's shape strings)."""
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        with self.name_scope():
-            self.dense = nn.Dense(3, in_units=4)
-            self.emb = nn.Embedding(6, 2)
-
-    def forward(self, x, idx):
-        return self.dense(x), [self.emb(idx), idx]
-
-
 def summary_text():
-    nets = []
-    net = nn.HybridSequential()
-    with net.name_scope():
-        net.add(nn.Conv2D(4, 3, in_channels=2, activation='relu'))
-        net.add(nn.BatchNorm())
-        net.add(nn.MaxPool2D())
-        net.add(nn.Conv2DTranspose(3, 2, strides=2))
-        net.add(nn.InstanceNorm())
-        net.add(nn.LayerNorm(axis=1))
-        net.add(nn.GroupNorm(num_groups=3))
-        net.add(nn.GlobalAvgPool2D())
-        net.add(nn.Flatten())
-        shared = nn.Dense(3)
-        net.add(shared)
-        net.add(shared)
-        net.add(nn.PReLU())
-    net.initialize()
-    nets.append(('cnn', net, (mx.nd.ones((2, 2, 10, 10)),)))
-    two = TwoInputs()
-    two.initialize()
-    nets.append(('two_inputs', two, (mx.nd.ones((2, 4)), mx.nd.array([[1, 2, 3]]))))
-    seq = nn.Sequential()
-    with seq.name_scope():
-        seq.add(nn.Dense(5, in_units=3), nn.Dropout(0.5), nn.Dense(2))
-    seq.initialize()
-    nets.append(('sequential', seq, (mx.nd.ones((4, 3)),)))
+    nets = [(name, *builder(mx)) for name, builder in NETS]
     chunks = []
     for name, block, inputs in nets:
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
             block.summary(*inputs)
         chunks.append('#### %s\n%s' % (name, buf.getvalue()))
+    _, net, inputs = nets[0]                  # the cnn
     net.hybridize()
     try:
-        net.summary(mx.nd.ones((2, 2, 10, 10)))
+        net.summary(*inputs)
     except AssertionError as err:
         chunks.append('#### hybridized_error\n%s\n' % err)
     return ''.join(chunks)
