@@ -18,7 +18,8 @@ from ..base import MXNetError, parse_bool, parse_int, parse_optional, parse_tupl
 from .common import choice, expect_shape, matmul_into, scratch, store_from
 from .registry import Operator, Param, ShapeError, register, unify
 
-__all__ = ['conv_output_size', 'columns', 'scatter_columns']
+__all__ = ['conv_output_size', 'columns', 'scatter_columns', 'channel_rows',
+           'store_channel_rows']
 
 _LAYOUTS = {1: 'NCW', 2: 'NCHW', 3: 'NCDHW'}
 
@@ -114,34 +115,34 @@ def _col2im(dcol, dx, stride, dilate):
                                         row[e * stride[2] + start] += values[e]
 
 
-# ---- Convolution --------------------------------------------------------------------------
+# ---- geometry and columns shared with Deconvolution ----------------------------------------
 class _ConvGeometry:
     """Everything about one input shape that forward and backward reuse."""
 
-    def __init__(self, op, xshape):
-        nd = len(op.kernel)
+    def __init__(self, xshape, kernel, strides, dilates, pads):
+        kernel, nd = tuple(kernel), len(kernel)
         self.n, self.c = xshape[0], xshape[1]
         self.spatial = xshape[2:]
-        self.pads = tuple(op.pads)
-        self.padded = tuple(s + 2 * p for s, p in zip(self.spatial, op.pads))
+        self.pads = tuple(pads)
+        self.padded = tuple(s + 2 * p for s, p in zip(self.spatial, pads))
         self.out = tuple(conv_output_size(s, k, st, d, p) for s, k, st, d, p in
-                         zip(self.spatial, op.kernel, op.strides, op.dilates, op.pads))
+                         zip(self.spatial, kernel, strides, dilates, pads))
         self.n_out = int(np.prod(self.out))
-        self.n_kernel = int(np.prod(op.kernel))
+        self.n_kernel = int(np.prod(kernel))
         self.col_shape = (self.c * self.n_kernel, self.n * self.n_out)
-        self.view_shape = (self.c,) + tuple(op.kernel) + (self.n,) + self.out
-        self.needs_pad = any(op.pads)
+        self.view_shape = (self.c,) + kernel + (self.n,) + self.out
+        self.needs_pad = any(pads)
         # columns and (padded) input seen with three spatial dims by the numba kernels
         lead = (1,) * (3 - nd)
-        self.dcol8 = (self.c,) + lead + tuple(op.kernel) + (self.n,) + lead + self.out
+        self.dcol8 = (self.c,) + lead + kernel + (self.n,) + lead + self.out
         self.dx5 = (self.n, self.c) + lead + self.padded
-        self.stride3 = lead + tuple(op.strides)
-        self.dilate3 = lead + tuple(op.dilates)
+        self.stride3 = lead + tuple(strides)
+        self.dilate3 = lead + tuple(dilates)
         self.nd = nd
-        self.strides, self.dilates = tuple(op.strides), tuple(op.dilates)
+        self.strides, self.dilates = tuple(strides), tuple(dilates)
         # where the unpadded input sits inside the padded one
         self.interior = (Ellipsis,) + tuple(slice(p, p + s)
-                                            for p, s in zip(op.pads, self.spatial))
+                                            for p, s in zip(pads, self.spatial))
 
     def view(self, xp):
         """The (C, *kernel, N, *out) strided window view of padded input ``xp``."""
@@ -203,8 +204,104 @@ def scatter_columns(dcol, geo, dx, req):
         store_from(dx, req, target[geo.interior])
 
 
+def channel_rows(x, count, key):
+    """Data ``(N, C, *spatial)`` (``count`` spatial positions) as the ``(C, N * count)``
+    matrix the products use: ``x`` itself for one sample, else a scratch copy."""
+    n, c = x.shape[0], x.shape[1]
+    if n == 1:
+        return x.reshape(c, count)
+    rows = scratch(key, (c, n * count), x.dtype)
+    np.copyto(rows.reshape(c, n, count), x.reshape(n, c, count).transpose(1, 0, 2))
+    return rows
+
+
+def store_channel_rows(dst, req, rows, count):
+    """The adjoint of :func:`channel_rows`: store the ``(C, N * count)`` matrix ``rows``
+    into ``dst`` ``(N, C, *spatial)`` following ``req``."""
+    n, c = dst.shape[0], dst.shape[1]
+    store_from(dst.reshape(n, c, count), req, rows.reshape(c, n, count).transpose(1, 0, 2))
+
+
+# ---- the parameters and compute both operators share -------------------------------------
+_KERNEL = Param('kernel', parse_tuple, doc='Kernel size: (w,), (h, w) or (d, h, w).')
+_DILATE = Param('dilate', parse_tuple, (), 'Dilation; 1 per dimension by default.')
+_NUM_FILTER = Param('num_filter', parse_int, doc='Number of output channels.')
+_NUM_GROUP = Param('num_group', parse_int, 1, 'Number of groups.')
+_CUDNN_TUNE = Param('cudnn_tune', parse_optional(choice('off', 'limited_workspace', 'fastest')),
+                    None, 'Ignored (cuDNN algorithm choice).')
+_CUDNN_OFF = Param('cudnn_off', parse_bool, False, 'Ignored.')
+_LAYOUT = Param('layout', parse_optional(choice('NCW', 'NCHW', 'NCDHW', 'NHWC', 'NDHWC')),
+                None, 'Data layout; only channel-first layouts are supported.')
+
+
+class _FilterOperator(Operator):
+    """What Convolution and Deconvolution share: data, weight and optional bias, filters
+    split into groups, and per-shape geometry and column buffers cached on the node.
+
+    The helpers take the operator name their messages give (Convolution_v1 reports as
+    Convolution)."""
+    backward_uses_outputs = False
+
+    def list_arguments(self):
+        return ['data', 'weight'] if self.no_bias else ['data', 'weight', 'bias']
+
+    def _setup_filters(self, opname, filters='num_filter'):
+        """Check num_filter and num_group; start with empty caches."""
+        if self.num_filter < 1 or self.num_group < 1:
+            raise MXNetError('%s: num_filter and num_group must be at least 1, found %d and %d'
+                             % (opname, self.num_filter, self.num_group))
+        if self.num_filter % self.num_group:
+            raise MXNetError('%s: %s=%d must be divisible by num_group=%d'
+                             % (opname, filters, self.num_filter, self.num_group))
+        self._geometries = {}
+        self._columns = {}
+
+    def _infer_weight_bias(self, opname, ins, weight_shape):
+        """Check the data ``ins[0]``, fill in the weight (``weight_shape(channels)``) and
+        bias shapes; returns the reason later shape messages give."""
+        data, nd = ins[0], len(self.kernel)
+        if len(data) != nd + 2:
+            raise ShapeError('%s: a %dD kernel needs %dD data (%s), found shape %s'
+                             % (opname, nd, nd + 2, _LAYOUTS[nd], tuple(data)))
+        channels, group, filters = data[1], self.num_group, self.num_filter
+        if channels and channels % group:
+            raise ShapeError('%s: input channels %d must be divisible by num_group=%d'
+                             % (opname, channels, group))
+        reason = 'data %s, num_filter=%d and num_group=%d' % (tuple(data), filters, group)
+        ins[1] = expect_shape(ins[1], weight_shape(channels), self.name, 'weight', reason)
+        if not self.no_bias:
+            ins[2] = expect_shape(ins[2], (filters,), self.name, 'bias',
+                                  'num_filter=%d' % filters)
+        return reason
+
+    def _cached_geometry(self, key, make, *args):
+        """``make(*args)``, made once per ``key`` (a few shapes per node)."""
+        geo = self._geometries.get(key)
+        if geo is None:
+            if len(self._geometries) > 16:
+                self._geometries.clear()
+            geo = self._geometries[key] = make(*args)
+        return geo
+
+    def _blocks(self, m, trans=False):
+        """``m`` read as the matrix (first axis, the rest) and cut by rows into
+        ``num_group`` blocks, each transposed with ``trans``."""
+        groups = self.num_group
+        if groups == 1:
+            if m.ndim != 2:
+                m = m.reshape(m.shape[0], -1)
+            return m.T if trans else m
+        m = m.reshape(groups, m.shape[0] // groups, -1)
+        return m.transpose(0, 2, 1) if trans else m
+
+    def _matmul(self, out, a, b, req='write', trans_a=False, trans_b=False):
+        """``out (req)= a @ b``, one product per group (see :meth:`_blocks`)."""
+        matmul_into(self._blocks(out), self._blocks(a, trans_a), self._blocks(b, trans_b), req)
+
+
+# ---- Convolution --------------------------------------------------------------------------
 @register
-class Convolution(Operator):
+class Convolution(_FilterOperator):
     """N-D convolution (cross-correlation) of channel-first data with learnt filters.
 
     For 2-D: data ``(batch, channel, height, width)``, weight
@@ -222,20 +319,14 @@ class Convolution(Operator):
     """
     name = 'Convolution'
     aliases = ('_npx_convolution',)
-    params = (Param('kernel', parse_tuple, doc='Kernel size: (w,), (h, w) or (d, h, w).'),
+    params = (_KERNEL,
               Param('stride', parse_tuple, (), 'Stride; 1 per dimension by default.'),
-              Param('dilate', parse_tuple, (), 'Dilation; 1 per dimension by default.'),
+              _DILATE,
               Param('pad', parse_tuple, (), 'Zero padding; 0 per dimension by default.'),
-              Param('num_filter', parse_int, doc='Number of output channels.'),
-              Param('num_group', parse_int, 1, 'Number of groups.'),
+              _NUM_FILTER, _NUM_GROUP,
               Param('workspace', parse_int, 1024, 'Ignored (workspace limit in MB).'),
               Param('no_bias', parse_bool, False, 'Whether to disable the bias.'),
-              Param('cudnn_tune', parse_optional(choice('off', 'limited_workspace', 'fastest')),
-                    None, 'Ignored (cuDNN algorithm choice).'),
-              Param('cudnn_off', parse_bool, False, 'Ignored.'),
-              Param('layout', parse_optional(choice('NCW', 'NCHW', 'NCDHW', 'NHWC', 'NDHWC')),
-                    None, 'Data layout; only channel-first layouts are supported.'))
-    backward_uses_outputs = False
+              _CUDNN_TUNE, _CUDNN_OFF, _LAYOUT)
 
     def check_params(self):
         self.kernel = tuple(self.kernel or ())
@@ -243,38 +334,18 @@ class Convolution(Operator):
             self.name, self.kernel, (('stride', self.stride, 1), ('dilate', self.dilate, 1),
                                      ('pad', self.pad, 0)))
         _check_layout(self.name, self.layout, len(self.kernel))
-        if self.num_filter < 1 or self.num_group < 1:
-            raise MXNetError('Convolution: num_filter and num_group must be at least 1, found '
-                             '%d and %d' % (self.num_filter, self.num_group))
-        if self.num_filter % self.num_group:
-            raise MXNetError('Convolution: num_filter=%d must be divisible by num_group=%d'
-                             % (self.num_filter, self.num_group))
-        self._geometries = {}
-        self._columns = {}
-
-    def list_arguments(self):
-        return ['data', 'weight'] if self.no_bias else ['data', 'weight', 'bias']
+        self._setup_filters('Convolution')
 
     # ---- shapes ---------------------------------------------------------------------
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
         ins, outs = list(in_shapes), list(out_shapes)
-        data, nd = ins[0], len(self.kernel)
+        data = ins[0]
         if data is None:
             return ins, outs, list(aux_shapes)
-        if len(data) != nd + 2:
-            raise ShapeError('Convolution: a %dD kernel needs %dD data (%s), found shape %s'
-                             % (nd, nd + 2, _LAYOUTS[nd], tuple(data)))
+        filters, group = self.num_filter, self.num_group
+        reason = self._infer_weight_bias(
+            'Convolution', ins, lambda channels: (filters, channels // group) + self.kernel)
         batch, channels, spatial = data[0], data[1], data[2:]
-        group, filters = self.num_group, self.num_filter
-        if channels and channels % group:
-            raise ShapeError('Convolution: input channels %d must be divisible by '
-                             'num_group=%d' % (channels, group))
-        reason = 'data %s, num_filter=%d and num_group=%d' % (tuple(data), filters, group)
-        ins[1] = expect_shape(ins[1], (filters, channels // group) + self.kernel, self.name,
-                              'weight', reason)
-        if not self.no_bias:
-            ins[2] = expect_shape(ins[2], (filters,), self.name, 'bias',
-                                  'num_filter=%d' % filters)
         out_spatial = []
         for size, k, st, d, p in zip(spatial, self.kernel, self.strides, self.dilates,
                                      self.pads):
@@ -297,60 +368,33 @@ class Convolution(Operator):
 
     # ---- compute ------------------------------------------------------------------------
     def _geometry(self, xshape):
-        geo = self._geometries.get(xshape)
-        if geo is None:
-            if len(self._geometries) > 16:
-                self._geometries.clear()
-            geo = self._geometries[xshape] = _ConvGeometry(self, xshape)
-        return geo
-
-    def _im2col(self, x, geo, reuse):
-        """The column matrix of ``x``; with ``reuse`` the one forward left, if it is x's."""
-        return columns(x, geo, self._columns, reuse)
-
-    def _grouped(self, a, rows):
-        """View a (rows_total, cols) matrix as (group, rows_total / group, cols)."""
-        return a.reshape(self.num_group, rows // self.num_group, -1)
+        return self._cached_geometry(xshape, _ConvGeometry, xshape, self.kernel, self.strides,
+                                     self.dilates, self.pads)
 
     def forward(self, is_train, req, in_data, out_data, aux):
         if req[0] == 'null':
             return
         x, w = in_data[0], in_data[1]
         geo = self._geometry(x.shape)
-        col = self._im2col(x, geo, reuse=False)
+        col = columns(x, geo, self._columns)
         filters, out = self.num_filter, out_data[0]
         direct = geo.n == 1 and req[0] == 'write'
         res = out.reshape(filters, geo.n_out) if direct else \
             scratch('res', (filters, geo.n * geo.n_out), x.dtype)
-        if self.num_group == 1:
-            np.matmul(w.reshape(filters, -1), col, out=res)
-        else:
-            np.matmul(self._grouped(w, filters), self._grouped(col, col.shape[0]),
-                      out=self._grouped(res, filters))
+        self._matmul(res, w, col)
         if not self.no_bias:
             res += in_data[2].reshape(filters, 1)
-        if direct:
-            return
-        by_sample = res.reshape(filters, geo.n, geo.n_out).transpose(1, 0, 2)
-        store_from(out.reshape(geo.n, filters, geo.n_out), req[0], by_sample)
+        if not direct:
+            store_channel_rows(out, req[0], res, geo.n_out)
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         x, w = in_data[0], in_data[1]
         geo = self._geometry(x.shape)
-        filters = self.num_filter
-        if geo.n == 1:
-            dy = out_grad[0].reshape(filters, geo.n_out)
-        else:
-            dy = scratch('dy', (filters, geo.n * geo.n_out), x.dtype)
-            np.copyto(dy.reshape(filters, geo.n, geo.n_out),
-                      out_grad[0].reshape(geo.n, filters, geo.n_out).transpose(1, 0, 2))
+        dy = channel_rows(out_grad[0], geo.n_out, 'dy')
         if req[1] != 'null':
-            col = self._im2col(x, geo, reuse=True)
-            if self.num_group == 1:
-                matmul_into(in_grad[1].reshape(filters, -1), dy, col.T, req[1])
-            else:
-                matmul_into(self._grouped(in_grad[1], filters), self._grouped(dy, filters),
-                            self._grouped(col, col.shape[0]).transpose(0, 2, 1), req[1])
+            # the columns forward left, when they were made from x
+            col = columns(x, geo, self._columns, reuse=True)
+            self._matmul(in_grad[1], dy, col, req[1], trans_b=True)
         if not self.no_bias and req[2] != 'null':
             if req[2] == 'write':
                 np.sum(dy, axis=1, out=in_grad[2])
@@ -358,13 +402,5 @@ class Convolution(Operator):
                 in_grad[2] += np.sum(dy, axis=1)
         if req[0] != 'null':
             dcol = scratch('dcol', geo.col_shape, x.dtype)
-            if self.num_group == 1:
-                np.matmul(w.reshape(filters, -1).T, dy, out=dcol)
-            else:
-                np.matmul(self._grouped(w, filters).transpose(0, 2, 1),
-                          self._grouped(dy, filters), out=self._grouped(dcol, dcol.shape[0]))
-            self._col2im(dcol, geo, in_grad[0], req[0])
-
-    def _col2im(self, dcol, geo, dx, req):
-        """Scatter-add column gradients back onto the (padded) input."""
-        scatter_columns(dcol, geo, dx, req)
+            self._matmul(dcol, w, dy, trans_a=True)
+            scatter_columns(dcol, geo, in_grad[0], req[0])

@@ -10,11 +10,12 @@ column helpers are Convolution's (:mod:`symmod.ops.conv`).
 """
 import numpy as np
 
-from ..base import MXNetError, parse_bool, parse_int, parse_optional, parse_tuple
-from .common import choice, expect_shape, matmul_into, scratch, store_from
-from .conv import (_LAYOUTS, _ConvGeometry, _check_layout, _spatial_params, columns,
-                   scatter_columns)
-from .registry import Operator, Param, ShapeError, register
+from ..base import MXNetError, parse_bool, parse_int, parse_tuple
+from .common import expect_shape, scratch
+from .conv import (_CUDNN_OFF, _CUDNN_TUNE, _DILATE, _KERNEL, _LAYOUT, _NUM_FILTER, _NUM_GROUP,
+                   _ConvGeometry, _FilterOperator, _check_layout, _spatial_params,
+                   channel_rows, columns, scatter_columns, store_channel_rows)
+from .registry import Param, ShapeError, register
 
 __all__ = ['deconv_padding']
 
@@ -37,15 +38,8 @@ def deconv_padding(size, kernel, stride, dilate, pad, adj, target):
     return (excess + 1) // 2, excess % 2
 
 
-class _Spec:
-    """Kernel geometry of one deconvolution call, as Convolution's helpers read it."""
-
-    def __init__(self, kernel, strides, dilates, pads):
-        self.kernel, self.strides, self.dilates, self.pads = kernel, strides, dilates, pads
-
-
 @register
-class Deconvolution(Operator):
+class Deconvolution(_FilterOperator):
     """Transposed convolution: the gradient of Convolution with respect to its data.
 
     For 2-D: data ``(batch, in_channels, height, width)``, weight
@@ -66,22 +60,16 @@ class Deconvolution(Operator):
     """
     name = 'Deconvolution'
     aliases = ('_npx_deconvolution',)
-    params = (Param('kernel', parse_tuple, doc='Kernel size: (w,), (h, w) or (d, h, w).'),
+    params = (_KERNEL,
               Param('stride', parse_tuple, (), 'Stride of the matching convolution.'),
-              Param('dilate', parse_tuple, (), 'Dilation; 1 per dimension by default.'),
+              _DILATE,
               Param('pad', parse_tuple, (), 'Padding of the matching convolution.'),
               Param('adj', parse_tuple, (), 'Extra output length at the end of each axis.'),
               Param('target_shape', parse_tuple, (), 'Spatial output shape (sets pad, adj).'),
-              Param('num_filter', parse_int, doc='Number of output channels.'),
-              Param('num_group', parse_int, 1, 'Number of groups.'),
+              _NUM_FILTER, _NUM_GROUP,
               Param('workspace', parse_int, 512, 'Ignored (workspace limit in MB).'),
               Param('no_bias', parse_bool, True, 'Whether to disable the bias.'),
-              Param('cudnn_tune', parse_optional(choice('off', 'limited_workspace', 'fastest')),
-                    None, 'Ignored (cuDNN algorithm choice).'),
-              Param('cudnn_off', parse_bool, False, 'Ignored.'),
-              Param('layout', parse_optional(choice('NCW', 'NCHW', 'NCDHW', 'NHWC', 'NDHWC')),
-                    None, 'Data layout; only channel-first layouts are supported.'))
-    backward_uses_outputs = False
+              _CUDNN_TUNE, _CUDNN_OFF, _LAYOUT)
 
     def check_params(self):
         self.kernel = tuple(self.kernel or ())
@@ -100,17 +88,7 @@ class Deconvolution(Operator):
             raise MXNetError('Deconvolution: dilate is not supported in 3D deconvolution, '
                              'found dilate=%s' % (self.dilates,))
         _check_layout(self.name, self.layout, len(self.kernel))
-        if self.num_filter < 1 or self.num_group < 1:
-            raise MXNetError('Deconvolution: num_filter and num_group must be at least 1, '
-                             'found %d and %d' % (self.num_filter, self.num_group))
-        if self.num_filter % self.num_group:
-            raise MXNetError('Deconvolution: output num_filter=%d must be divisible by '
-                             'num_group=%d' % (self.num_filter, self.num_group))
-        self._geometries = {}
-        self._columns = {}
-
-    def list_arguments(self):
-        return ['data', 'weight'] if self.no_bias else ['data', 'weight', 'bias']
+        self._setup_filters('Deconvolution', 'output num_filter')
 
     def padding(self, spatial):
         """Per-axis (pads, adjs) for input spatial sizes ``spatial`` (0: unknown)."""
@@ -129,23 +107,13 @@ class Deconvolution(Operator):
     # ---- shapes -----------------------------------------------------------------------
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
         ins, outs = list(in_shapes), list(out_shapes)
-        data, nd = ins[0], len(self.kernel)
+        data = ins[0]
         if data is None:
             return ins, outs, list(aux_shapes)
-        if len(data) != nd + 2:
-            raise ShapeError('Deconvolution: a %dD kernel needs %dD data (%s), found shape %s'
-                             % (nd, nd + 2, _LAYOUTS[nd], tuple(data)))
-        batch, channels, spatial = data[0], data[1], data[2:]
-        group, filters = self.num_group, self.num_filter
-        if channels and channels % group:
-            raise ShapeError('Deconvolution: input channels %d must be divisible by '
-                             'num_group=%d' % (channels, group))
-        reason = 'data %s, num_filter=%d and num_group=%d' % (tuple(data), filters, group)
-        ins[1] = expect_shape(ins[1], (channels, filters // group) + self.kernel, self.name,
-                              'weight', reason)
-        if not self.no_bias:
-            ins[2] = expect_shape(ins[2], (filters,), self.name, 'bias',
-                                  'num_filter=%d' % filters)
+        filters, group = self.num_filter, self.num_group
+        reason = self._infer_weight_bias(
+            'Deconvolution', ins, lambda channels: (channels, filters // group) + self.kernel)
+        batch, spatial = data[0], data[2:]
         pads, adjs = self.padding(spatial)
         out_spatial = []
         for i, size in enumerate(spatial):
@@ -162,46 +130,24 @@ class Deconvolution(Operator):
     # ---- compute ------------------------------------------------------------------------
     def _geometry(self, xshape, yshape):
         """The geometry of the matching convolution, whose input is our output."""
-        key = (xshape, yshape)
-        geo = self._geometries.get(key)
-        if geo is None:
-            if len(self._geometries) > 16:
-                self._geometries.clear()
-            pads, _ = self.padding(xshape[2:])
-            spec = _Spec(self.kernel, self.strides, self.dilates, pads)
-            geo = self._geometries[key] = _ConvGeometry(spec, yshape)
-            if geo.out != tuple(xshape[2:]):
-                raise ShapeError('Deconvolution: output shape %s does not match data %s'
-                                 % (yshape, xshape))
+        return self._cached_geometry((xshape, yshape), self._new_geometry, xshape, yshape)
+
+    def _new_geometry(self, xshape, yshape):
+        pads, _ = self.padding(xshape[2:])
+        geo = _ConvGeometry(yshape, self.kernel, self.strides, self.dilates, pads)
+        if geo.out != tuple(xshape[2:]):
+            raise ShapeError('Deconvolution: output shape %s does not match data %s'
+                             % (yshape, xshape))
         return geo
-
-    def _grouped(self, a, rows):
-        """View a (rows_total, cols) matrix as (group, rows_total / group, cols)."""
-        return a.reshape(self.num_group, rows // self.num_group, -1)
-
-    @staticmethod
-    def _rows(x, geo):
-        """Data (N, C, *spatial) as the (C, N * prod(spatial)) matrix the products use."""
-        n, c = x.shape[0], x.shape[1]
-        if n == 1:
-            return x.reshape(c, geo.n_out)
-        rows = scratch('deconv_rows', (c, n * geo.n_out), x.dtype)
-        np.copyto(rows.reshape(c, n, geo.n_out), x.reshape(n, c, geo.n_out).transpose(1, 0, 2))
-        return rows
 
     def forward(self, is_train, req, in_data, out_data, aux):
         if req[0] == 'null':
             return
         x, w, out = in_data[0], in_data[1], out_data[0]
         geo = self._geometry(x.shape, out.shape)
-        channels = x.shape[1]
-        rows = self._rows(x, geo)
+        rows = channel_rows(x, geo.n_out, 'deconv_rows')
         dcol = scratch('deconv_col', geo.col_shape, x.dtype)
-        if self.num_group == 1:
-            np.matmul(w.reshape(channels, -1).T, rows, out=dcol)
-        else:
-            np.matmul(self._grouped(w, channels).transpose(0, 2, 1),
-                      self._grouped(rows, channels), out=self._grouped(dcol, dcol.shape[0]))
+        self._matmul(dcol, w, rows, trans_a=True)
         scatter_columns(dcol, geo, out, req[0])
         if not self.no_bias:
             out += in_data[2].reshape((1, -1) + (1,) * geo.nd)
@@ -209,16 +155,11 @@ class Deconvolution(Operator):
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         x, w, dy = in_data[0], in_data[1], out_grad[0]
         geo = self._geometry(x.shape, dy.shape)
-        channels = x.shape[1]
         if req[0] != 'null' or req[1] != 'null':
             col = columns(dy, geo, self._columns)
         if req[1] != 'null':
-            rows = self._rows(x, geo)
-            if self.num_group == 1:
-                matmul_into(in_grad[1].reshape(channels, -1), rows, col.T, req[1])
-            else:
-                matmul_into(self._grouped(in_grad[1], channels), self._grouped(rows, channels),
-                            self._grouped(col, col.shape[0]).transpose(0, 2, 1), req[1])
+            rows = channel_rows(x, geo.n_out, 'deconv_rows')
+            self._matmul(in_grad[1], rows, col, req[1], trans_b=True)
         if not self.no_bias and req[2] != 'null':
             axes = (0,) + tuple(range(2, dy.ndim))
             if req[2] == 'write':
@@ -226,15 +167,10 @@ class Deconvolution(Operator):
             else:
                 in_grad[2] += np.sum(dy, axis=axes)
         if req[0] != 'null':
-            n = x.shape[0]
+            n, channels = x.shape[0], x.shape[1]
             direct = n == 1 and req[0] == 'write'
             dx = in_grad[0].reshape(channels, geo.n_out) if direct else \
                 scratch('deconv_dx', (channels, n * geo.n_out), x.dtype)
-            if self.num_group == 1:
-                np.matmul(w.reshape(channels, -1), col, out=dx)
-            else:
-                np.matmul(self._grouped(w, channels), self._grouped(col, col.shape[0]),
-                          out=self._grouped(dx, channels))
+            self._matmul(dx, w, col)
             if not direct:
-                by_sample = dx.reshape(channels, n, geo.n_out).transpose(1, 0, 2)
-                store_from(in_grad[0].reshape(n, channels, geo.n_out), req[0], by_sample)
+                store_channel_rows(in_grad[0], req[0], dx, geo.n_out)

@@ -64,8 +64,44 @@ def _check_param_shapes(opname, in_shapes, expected, reason):
             for s, what in zip(in_shapes[1:], ('gamma', 'beta'))]
 
 
+def _store_affine(dst, req, xhat, gamma, beta):
+    """``dst (req)= xhat * gamma + beta``, computed in ``xhat``'s buffer."""
+    if req == 'null':
+        return
+    xhat *= gamma
+    xhat += beta
+    store_from(dst, req, xhat)
+
+
+def _store_affine_grads(req, in_grad, dx_dst, dx, xhat, dy, axes):
+    """Store the gradients of ``xhat * gamma + beta``: ``dx`` into ``dx_dst`` (a view of
+    ``in_grad[0]``), and gamma's and beta's, summed over ``axes``. ``xhat`` is
+    overwritten."""
+    if req[0] != 'null':
+        store_from(dx_dst, req[0], dx)
+    if req[1] != 'null':
+        xhat *= dy
+        store_from(in_grad[1], req[1], np.sum(xhat, axis=axes))
+    if req[2] != 'null':
+        store_from(in_grad[2], req[2], np.sum(dy, axis=axes, dtype=_acc(dy.dtype)))
+
+
+class _AffineNorm(Operator):
+    """Normalizations followed by a learnt scale and shift: data, gamma and beta in; the
+    output and two statistics out, the statistics visible with ``output_mean_var``."""
+
+    def list_arguments(self):
+        return ['data', 'gamma', 'beta']
+
+    def list_outputs(self):
+        return ['output', 'mean', 'std']
+
+    def num_visible_outputs(self):
+        return 3 if self.output_mean_var else 1
+
+
 @register
-class LayerNorm(Operator):
+class LayerNorm(_AffineNorm):
     """Layer normalization along one axis:
     ``out = (x - mean(x, axis)) / sqrt(var(x, axis) + eps) * gamma + beta``.
 
@@ -87,15 +123,6 @@ class LayerNorm(Operator):
               Param('eps', parse_float, 1e-5, 'Added to the variance.'),
               Param('output_mean_var', parse_bool, False,
                     'Also output the mean and standard deviation.'))
-
-    def list_arguments(self):
-        return ['data', 'gamma', 'beta']
-
-    def list_outputs(self):
-        return ['output', 'mean', 'std']
-
-    def num_visible_outputs(self):
-        return 3 if self.output_mean_var else 1
 
     def _axis(self, ndim):
         if not -ndim <= self.axis < ndim:
@@ -125,11 +152,8 @@ class LayerNorm(Operator):
         out, mean, std = out_data
         axis = self._axis(x.ndim)
         xhat = _standardize(x, axis, self.eps, mean, std)
-        if req[0] == 'null':
-            return
-        xhat *= self._param_view(gamma, x.ndim, axis)
-        xhat += self._param_view(beta, x.ndim, axis)
-        store_from(out, req[0], xhat)
+        _store_affine(out, req[0], xhat, self._param_view(gamma, x.ndim, axis),
+                      self._param_view(beta, x.ndim, axis))
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         x, gamma = in_data[0], in_data[1]
@@ -138,17 +162,11 @@ class LayerNorm(Operator):
         others = tuple(i for i in range(x.ndim) if i != axis)
         dx, xhat = _normalized_grad(dy, x, self._param_view(gamma, x.ndim, axis),
                                     out_data[1], out_data[2], axis)
-        if req[0] != 'null':
-            store_from(in_grad[0], req[0], dx)
-        if req[1] != 'null':
-            xhat *= dy
-            store_from(in_grad[1], req[1], np.sum(xhat, axis=others))
-        if req[2] != 'null':
-            store_from(in_grad[2], req[2], np.sum(dy, axis=others, dtype=_acc(x.dtype)))
+        _store_affine_grads(req, in_grad, in_grad[0], dx, xhat, dy, others)
 
 
 @register
-class GroupNorm(Operator):
+class GroupNorm(_AffineNorm):
     """Group normalization: the channels (axis 1) of each sample are split into
     ``num_groups`` groups, each normalized over its channels and all spatial positions,
     then scaled and shifted per group.
@@ -173,15 +191,6 @@ class GroupNorm(Operator):
         if self.num_groups < 1:
             raise MXNetError('GroupNorm: num_groups must be positive, found %d'
                              % self.num_groups)
-
-    def list_arguments(self):
-        return ['data', 'gamma', 'beta']
-
-    def list_outputs(self):
-        return ['output', 'mean', 'std']
-
-    def num_visible_outputs(self):
-        return 3 if self.output_mean_var else 1
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
         data = int_shape(data_shape(self.name, in_shapes[0], out_shapes[0]))
@@ -208,28 +217,19 @@ class GroupNorm(Operator):
         x, gamma, beta = in_data
         out, mean, std = out_data
         xhat = _standardize(self._grouped(x), 2, self.eps, mean, std)
-        if req[0] == 'null':
-            return
-        xhat *= gamma.reshape(1, -1, 1)
-        xhat += beta.reshape(1, -1, 1)
-        store_from(self._grouped(out), req[0], xhat)
+        _store_affine(self._grouped(out), req[0], xhat, gamma.reshape(1, -1, 1),
+                      beta.reshape(1, -1, 1))
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         x3, dy3 = self._grouped(in_data[0]), self._grouped(out_grad[0])
         mean = out_data[1].reshape(x3.shape[0], -1, 1)
         std = out_data[2].reshape(x3.shape[0], -1, 1)
         dx, xhat = _normalized_grad(dy3, x3, in_data[1].reshape(1, -1, 1), mean, std, 2)
-        if req[0] != 'null':
-            store_from(self._grouped(in_grad[0]), req[0], dx)
-        if req[1] != 'null':
-            xhat *= dy3
-            store_from(in_grad[1], req[1], np.sum(xhat, axis=(0, 2)))
-        if req[2] != 'null':
-            store_from(in_grad[2], req[2], np.sum(dy3, axis=(0, 2), dtype=_acc(x3.dtype)))
+        _store_affine_grads(req, in_grad, self._grouped(in_grad[0]), dx, xhat, dy3, (0, 2))
 
 
 @register
-class InstanceNorm(Operator):
+class InstanceNorm(_AffineNorm):
     """Instance normalization: each channel of each sample is normalized over its
     spatial positions, ``out = (x - mean) / sqrt(var + eps) * gamma + beta``.
 
@@ -246,9 +246,6 @@ class InstanceNorm(Operator):
     """
     name = 'InstanceNorm'
     params = (Param('eps', parse_float, 1e-3, 'Added to the variance.'),)
-
-    def list_arguments(self):
-        return ['data', 'gamma', 'beta']
 
     def list_outputs(self):
         return ['output', 'mean', 'var']
@@ -275,14 +272,10 @@ class InstanceNorm(Operator):
 
     def forward(self, is_train, req, in_data, out_data, aux):
         x3 = self._view3(in_data[0])
-        gamma, beta = in_data[1].reshape(1, -1, 1), in_data[2].reshape(1, -1, 1)
         out, mean, var = out_data
         xhat = _standardize(x3, 2, self.eps, mean, var, stat='var')
-        if req[0] == 'null':
-            return
-        xhat *= gamma
-        xhat += beta
-        store_from(self._view3(out), req[0], xhat)
+        _store_affine(self._view3(out), req[0], xhat, in_data[1].reshape(1, -1, 1),
+                      in_data[2].reshape(1, -1, 1))
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         x3, dy3 = self._view3(in_data[0]), self._view3(out_grad[0])
@@ -290,13 +283,7 @@ class InstanceNorm(Operator):
         mean = out_data[1].reshape(x3.shape[0], -1, 1)
         std = np.sqrt(out_data[2].astype(acc).reshape(x3.shape[0], -1, 1) + self.eps)
         dx, xhat = _normalized_grad(dy3, x3, in_data[1].reshape(1, -1, 1), mean, std, 2)
-        if req[0] != 'null':
-            store_from(self._view3(in_grad[0]), req[0], dx)
-        if req[1] != 'null':
-            xhat *= dy3
-            store_from(in_grad[1], req[1], np.sum(xhat, axis=(0, 2)))
-        if req[2] != 'null':
-            store_from(in_grad[2], req[2], np.sum(dy3, axis=(0, 2), dtype=acc))
+        _store_affine_grads(req, in_grad, self._view3(in_grad[0]), dx, xhat, dy3, (0, 2))
 
 
 @register

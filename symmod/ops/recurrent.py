@@ -2,18 +2,20 @@
 stacked and optionally bidirectional, run over a whole (time, batch, feature) sequence.
 
 Numbers, parameter packing and error cases follow MXNet 1.9.1's CPU kernels
-(src/operator/rnn-inl.h, rnn_impl.h). The input-to-hidden products of all time steps
-are one BLAS call per layer and direction; only the hidden-to-hidden product and the
-gate arithmetic loop over time. What backward needs (gate activations, cell states,
-every layer's outputs, dropout masks) lives in a reserve buffer kept in the operator's
-per-node state (MXNet's RNNOp state), so the node has only MXNet's visible outputs.
+(src/operator/rnn-inl.h, rnn_impl.h). The per-direction time loops are in
+:mod:`symmod.ops.recurrent_kernels`; this file declares the operator, lays out the flat
+parameters and the reserve space, and stacks layers and directions. What backward
+needs (gate activations, cell states, every layer's outputs, dropout masks) lives in a
+reserve buffer kept in the operator's per-node state (MXNet's RNNOp state), so the node
+has only MXNet's visible outputs.
 """
 import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_float, parse_int, parse_optional
 from .. import random as _random
-from .common import choice, expect_shape, scratch
+from .common import choice, expect_shape, scratch, store_from
 from .join import Concat
+from .recurrent_kernels import backward_direction, forward_direction, forward_projected_direction
 from .registry import Operator, Param, ShapeError, register
 
 __all__ = ['rnn_param_size']
@@ -33,15 +35,6 @@ def rnn_param_size(mode, num_layers, input_size, state_size, bidirectional=False
     if projection_size is not None:
         size += projection_size * state_size * num_layers * dirs
     return size
-
-
-def _sigmoid_(a):
-    """In-place logistic function, written through tanh so it never overflows and
-    float32 stays float32."""
-    a *= 0.5
-    np.tanh(a, out=a)
-    a *= 0.5
-    a += 0.5
 
 
 class _Layout(object):
@@ -284,7 +277,7 @@ class RNN(Operator):
         dirs = layout.dirs
         seq = T * N * dirs * H
         y = reserve[entry['y']:entry['y'] + seq].reshape(T, N, dirs * H)
-        gates, extra = [], []
+        gates = extra = [None] * dirs     # a vanilla RNN keeps neither
         if G > 1:
             gates = [reserve[o:o + T * N * G * H].reshape(T, N, G * H) for o in entry['gates']]
             extra = [reserve[o:o + T * N * H].reshape(T, N, H) for o in entry['extra']]
@@ -293,18 +286,21 @@ class RNN(Operator):
             mask = reserve[entry['mask']:entry['mask'] + seq].reshape(T, N, dirs * H)
         return y, gates, extra, mask
 
+    def _inputs(self, in_data):
+        """Data, its layout, the flat parameters and the initial hidden and cell states
+        (the cell states a list of None but for an LSTM)."""
+        x, flat, hx = in_data[0], in_data[1], in_data[2]
+        cx = in_data[3] if self.is_lstm else [None] * len(hx)
+        return x, self._layout(*x.shape), flat, hx, cx
+
     # ---- forward ---------------------------------------------------------------------
     def forward(self, is_train, req, in_data, out_data, aux):
         self._check_supported(is_train)
         if self.projection_size is not None:
             self._forward_projected(req, in_data, out_data)
             return
-        x = in_data[0]
-        T, N, I = x.shape
+        x, layout, flat, hx, cx = self._inputs(in_data)
         H, L, D = self.state_size, self.num_layers, self.dirs
-        layout = self._layout(T, N, I)
-        flat, hx = in_data[1], in_data[2]
-        cx = in_data[3] if self.is_lstm else None
         reserve = self._reserve_for(x)
         self._dropped = bool(is_train and self.p > 0)
         layer_in = x
@@ -313,15 +309,13 @@ class RNN(Operator):
             for d in range(D):
                 idx = layer * D + d
                 wx, wh, bx, bh = self._weights(flat, layout, layer, d)
-                h_last, c_last = _forward_direction(
-                    self.mode, layer_in, wx, wh, bx, bh, hx[idx],
-                    cx[idx] if cx is not None else None, d == 1,
-                    y[:, :, d * H:(d + 1) * H], gates[d] if gates else None,
-                    extra[d] if extra else None)
+                h_last, c_last = forward_direction(
+                    self.mode, layer_in, wx, wh, bx, bh, hx[idx], cx[idx], d == 1,
+                    y[:, :, d * H:(d + 1) * H], gates[d], extra[d])
                 if self.state_outputs:
-                    _store(out_data[1][idx], req[1], h_last)
+                    store_from(out_data[1][idx], req[1], h_last)
                     if self.is_lstm:
-                        _store(out_data[2][idx], req[2], c_last)
+                        store_from(out_data[2][idx], req[2], c_last)
             if layer < L - 1:
                 if self._dropped:
                     keep = 1.0 - self.p
@@ -332,7 +326,7 @@ class RNN(Operator):
                     np.multiply(y, mask, out=layer_in)
                 else:
                     layer_in = y
-        _store(out_data[0], req[0], y)
+        store_from(out_data[0], req[0], y)
 
     def _forward_projected(self, req, in_data, out_data):
         """Inference of an LSTM whose recurrent state is projected to projection_size:
@@ -361,24 +355,20 @@ class RNN(Operator):
                 bx = flat[pos:pos + G]
                 bh = flat[pos + G:pos + 2 * G]
                 pos += 2 * G
-                r_last, c_last = _forward_projected_direction(
+                r_last, c_last = forward_projected_direction(
                     layer_in, wx, wh, whr, bx, bh, hx[idx], cx[idx], d == 1,
                     y[:, :, d * P:(d + 1) * P])
                 if self.state_outputs:
-                    _store(out_data[1][idx], req[1], r_last)
-                    _store(out_data[2][idx], req[2], c_last)
+                    store_from(out_data[1][idx], req[1], r_last)
+                    store_from(out_data[2][idx], req[2], c_last)
             layer_in = y
-        _store(out_data[0], req[0], layer_in)
+        store_from(out_data[0], req[0], layer_in)
 
     # ---- backward --------------------------------------------------------------------
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         self._check_supported(True)
-        x = in_data[0]
-        T, N, I = x.shape
-        H, L, D = self.state_size, self.num_layers, self.dirs
-        layout = self._layout(T, N, I)
-        flat, hx = in_data[1], in_data[2]
-        cx = in_data[3] if self.is_lstm else None
+        x, layout, flat, hx, cx = self._inputs(in_data)
+        N, H, L, D = x.shape[1], self.state_size, self.num_layers, self.dirs
         reserve = self._reserve_space
         if reserve is None or reserve.size != layout.reserve_size or reserve.dtype != x.dtype:
             raise MXNetError('RNN: backward called before a training forward on data of '
@@ -407,10 +397,9 @@ class RNN(Operator):
                 grads = None
                 if want_params:
                     grads = self._weights(dw, layout, layer, d)
-                dh0, dc0 = _backward_direction(
-                    self.mode, layer_in, wx, wh, hx[idx], cx[idx] if cx is not None else None,
-                    d == 1, y[:, :, d * H:(d + 1) * H], gates[d] if gates else None,
-                    extra[d] if extra else None, dy[:, :, d * H:(d + 1) * H],
+                dh0, dc0 = backward_direction(
+                    self.mode, layer_in, wx, wh, hx[idx], cx[idx], d == 1,
+                    y[:, :, d * H:(d + 1) * H], gates[d], extra[d], dy[:, :, d * H:(d + 1) * H],
                     dhy[idx] if dhy is not None else None,
                     dcy[idx] if dcy is not None else None, dx, grads)
                 dhx[idx] = dh0
@@ -420,14 +409,12 @@ class RNN(Operator):
                 _, _, _, prev_mask = self._reserve(reserve, layout, layer - 1)
                 dy = dx * prev_mask if self._dropped else dx
         if req[0] != 'null':
-            _store(in_grad[0], req[0], dx)
+            store_from(in_grad[0], req[0], dx)
         if want_params:
-            _store(in_grad[1], req[1], dw)
-        _store(in_grad[2], req[2], dhx)
+            store_from(in_grad[1], req[1], dw)
+        store_from(in_grad[2], req[2], dhx)
         if self.is_lstm:
-            _store(in_grad[3], req[3], dcx)
-        if self.use_sequence_length and req[-1] == 'write':
-            in_grad[-1].fill(0)
+            store_from(in_grad[3], req[3], dcx)
 
 
 @register
@@ -466,178 +453,3 @@ class RNNParamConcat(Concat):
             shape[axis] = residual // len(unknown)
             ins[i] = tuple(shape)
         return ins, outs, aux
-
-
-def _store(dst, req, value):
-    if req == 'write':
-        np.copyto(dst, value)
-    elif req == 'add':
-        dst += value
-
-
-# ---- one layer, one direction ---------------------------------------------------------------
-def _forward_direction(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra):
-    """Run one direction of one layer over the sequence ``x`` (T, N, I).
-
-    Writes the hidden states into ``y`` (T, N, H; a view into the layer output), the
-    gate activations into ``gates`` and cell states (lstm) or ``W_hn h + b_hn`` (gru)
-    into ``extra``. Returns the final hidden and cell state.
-    """
-    T, N, _ = x.shape
-    H = wh.shape[1]
-    GH = wx.shape[0]
-    pre = scratch('rnn_pre', (T, N, GH), x.dtype)
-    np.matmul(x.reshape(T * N, -1), wx.T, out=pre.reshape(T * N, GH))
-    if mode == 'gru':
-        pre += bx
-    else:
-        pre += bx + bh
-    hh = scratch('rnn_hh', (N, GH), x.dtype)
-    h_prev, c_prev = h0, c0
-    for step in range(T):
-        t = T - 1 - step if reverse else step
-        np.matmul(h_prev, wh.T, out=hh)
-        h = y[t]
-        if mode == 'lstm':
-            g = gates[t]
-            np.add(pre[t], hh, out=g)
-            _sigmoid_(g[:, :2 * H])
-            np.tanh(g[:, 2 * H:3 * H], out=g[:, 2 * H:3 * H])
-            _sigmoid_(g[:, 3 * H:])
-            c = extra[t]
-            np.multiply(g[:, H:2 * H], c_prev, out=c)
-            c += g[:, :H] * g[:, 2 * H:3 * H]
-            np.tanh(c, out=h)
-            h *= g[:, 3 * H:]
-            c_prev = c
-        elif mode == 'gru':
-            g = gates[t]
-            hh += bh
-            np.add(pre[t, :, :2 * H], hh[:, :2 * H], out=g[:, :2 * H])
-            _sigmoid_(g[:, :2 * H])
-            extra[t] = hh[:, 2 * H:]
-            n = g[:, 2 * H:]
-            np.multiply(g[:, :H], hh[:, 2 * H:], out=n)
-            n += pre[t, :, 2 * H:]
-            np.tanh(n, out=n)
-            # h = (1 - z) * n + z * h_prev
-            np.subtract(h_prev, n, out=h)
-            h *= g[:, H:2 * H]
-            h += n
-        else:
-            np.add(pre[t], hh, out=h)
-            if mode == 'rnn_tanh':
-                np.tanh(h, out=h)
-            else:
-                np.maximum(h, 0, out=h)
-        h_prev = h
-    return h_prev, c_prev
-
-
-def _forward_projected_direction(x, wx, wh, whr, bx, bh, r0, c0, reverse, y):
-    """One direction of a projected LSTM layer (inference): like the plain LSTM, but
-    the state fed back and written out is ``r = W_hr h`` (P values, not H)."""
-    T, N, _ = x.shape
-    H = whr.shape[1]
-    pre = np.matmul(x.reshape(T * N, -1), wx.T).reshape(T, N, 4 * H)
-    pre += bx + bh
-    r_prev, c_prev = r0, c0
-    for step in range(T):
-        t = T - 1 - step if reverse else step
-        g = pre[t] + r_prev @ wh.T
-        _sigmoid_(g[:, :2 * H])
-        np.tanh(g[:, 2 * H:3 * H], out=g[:, 2 * H:3 * H])
-        _sigmoid_(g[:, 3 * H:])
-        c_prev = g[:, H:2 * H] * c_prev + g[:, :H] * g[:, 2 * H:3 * H]
-        h = g[:, 3 * H:] * np.tanh(c_prev)
-        y[t] = h @ whr.T
-        r_prev = y[t]
-    return r_prev, c_prev
-
-
-def _backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dhy, dcy,
-                        dx, grads):
-    """Back-propagate through one direction of one layer (BPTT).
-
-    ``dy`` is the gradient of this direction's outputs; ``dx`` (or None) accumulates
-    the gradient of the layer input and ``grads`` (or None) holds views of the
-    weight/bias gradients, accumulated into. Returns the gradients of the initial
-    hidden and cell states.
-    """
-    T, N, _ = x.shape
-    H = wh.shape[1]
-    GH = wx.shape[0]
-    dtype = x.dtype
-    dgx = scratch('rnn_dgx', (T, N, GH), dtype)
-    dgh = scratch('rnn_dgh', (T, N, GH), dtype) if mode == 'gru' else dgx
-    dh = np.zeros((N, H), dtype) if dhy is None else dhy.copy()
-    dc = None
-    if mode == 'lstm':
-        dc = np.zeros((N, H), dtype) if dcy is None else dcy.copy()
-    # the state entering each time step, in time order
-    h_prev = np.empty((T, N, H), dtype)
-    if reverse:
-        h_prev[:T - 1] = y[1:]
-        h_prev[T - 1] = h0
-    else:
-        h_prev[0] = h0
-        h_prev[1:] = y[:T - 1]
-    for step in range(T):
-        t = step if reverse else T - 1 - step
-        dh += dy[t]
-        if mode == 'lstm':
-            g = gates[t]
-            i, f, gg, o = g[:, :H], g[:, H:2 * H], g[:, 2 * H:3 * H], g[:, 3 * H:]
-            c = extra[t]
-            if reverse:
-                c_before = extra[t + 1] if t < T - 1 else c0
-            else:
-                c_before = extra[t - 1] if t > 0 else c0
-            tc = np.tanh(c)
-            d = dgx[t]
-            np.multiply(dh, tc, out=d[:, 3 * H:])
-            d[:, 3 * H:] *= o * (1 - o)
-            dc += dh * o * (1 - tc * tc)
-            np.multiply(dc, gg, out=d[:, :H])
-            d[:, :H] *= i * (1 - i)
-            np.multiply(dc, c_before, out=d[:, H:2 * H])
-            d[:, H:2 * H] *= f * (1 - f)
-            np.multiply(dc, i, out=d[:, 2 * H:3 * H])
-            d[:, 2 * H:3 * H] *= 1 - gg * gg
-            dc *= f
-            np.matmul(d, wh, out=dh)
-        elif mode == 'gru':
-            g = gates[t]
-            r, z, n = g[:, :H], g[:, H:2 * H], g[:, 2 * H:]
-            hn = extra[t]
-            dxg, dhg = dgx[t], dgh[t]
-            # dn through tanh, into the i2h n part
-            np.multiply(dh, 1 - z, out=dxg[:, 2 * H:])
-            dxg[:, 2 * H:] *= 1 - n * n
-            np.multiply(dxg[:, 2 * H:], r, out=dhg[:, 2 * H:])
-            np.multiply(dxg[:, 2 * H:], hn, out=dxg[:, :H])
-            dxg[:, :H] *= r * (1 - r)
-            np.multiply(dh, h_prev[t] - n, out=dxg[:, H:2 * H])
-            dxg[:, H:2 * H] *= z * (1 - z)
-            dhg[:, :2 * H] = dxg[:, :2 * H]
-            dh *= z
-            dh += dhg @ wh
-        else:
-            d = dgx[t]
-            if mode == 'rnn_tanh':
-                np.multiply(dh, 1 - y[t] * y[t], out=d)
-            else:
-                np.multiply(dh, y[t] > 0, out=d)
-            np.matmul(d, wh, out=dh)
-    flat_x = x.reshape(T * N, -1)
-    flat_dgx = dgx.reshape(T * N, GH)
-    flat_dgh = dgh.reshape(T * N, GH)
-    if grads is not None:
-        dwx, dwh, dbx, dbh = grads
-        dwx += flat_dgx.T @ flat_x
-        dwh += flat_dgh.T @ h_prev.reshape(T * N, H)
-        dbx += flat_dgx.sum(axis=0)
-        dbh += flat_dgh.sum(axis=0)
-    if dx is not None:
-        dx.reshape(T * N, -1)[...] += flat_dgx @ wx
-    return dh, dc

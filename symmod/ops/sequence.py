@@ -75,6 +75,10 @@ class _SequenceOp(Operator):
             lengths = np.trunc(lengths)
         return lengths.astype(np.int64)
 
+    def _zero_length_grad(self, req, in_grad):
+        if self.use_sequence_length:
+            zero_grad(in_grad[1], req[1])
+
 
 @register
 class SequenceMask(_SequenceOp):
@@ -121,8 +125,7 @@ class SequenceMask(_SequenceOp):
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         dy = out_grad[0]
-        if self.use_sequence_length and req[1] != 'null':
-            zero_grad(in_grad[1], req[1])
+        self._zero_length_grad(req, in_grad)
         if req[0] == 'null':
             return
         if not self.use_sequence_length:
@@ -180,8 +183,7 @@ class SequenceLast(_SequenceOp):
         store_from(out2, req[0], x3[steps, np.arange(batch)])
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-        if self.use_sequence_length and req[1] != 'null':
-            zero_grad(in_grad[1], req[1])
+        self._zero_length_grad(req, in_grad)
         if req[0] == 'null':
             return
         dx3 = self._time_major(in_grad[0])
@@ -237,7 +239,6 @@ class SequenceReverse(_SequenceOp):
         self._permute(in_data[0], out_data[0], req[0], in_data)
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-        if self.use_sequence_length and req[1] != 'null':
-            zero_grad(in_grad[1], req[1])
+        self._zero_length_grad(req, in_grad)
         # reversing a prefix is its own inverse
         self._permute(out_grad[0], in_grad[0], req[0], in_data)

@@ -77,19 +77,15 @@ def _heap_select_sort(idx, lo, mid, hi, vals):
 
 @numba.njit(cache=True)
 def _median_to_first(idx, result, a, b, c, vals):
-    if _less(vals, idx[a], idx[b]):
-        if _less(vals, idx[b], idx[c]):
-            pick = b
-        elif _less(vals, idx[a], idx[c]):
-            pick = c
-        else:
-            pick = a
-    elif _less(vals, idx[a], idx[c]):
-        pick = a
-    elif _less(vals, idx[b], idx[c]):
+    """Swap the median of positions a, b, c into ``result``, comparing in libstdc++'s
+    order (which decides where equal keys end up)."""
+    low, high = (a, b) if _less(vals, idx[a], idx[b]) else (b, a)
+    if _less(vals, idx[high], idx[c]):
+        pick = high
+    elif _less(vals, idx[low], idx[c]):
         pick = c
     else:
-        pick = b
+        pick = low
     idx[result], idx[pick] = idx[pick], idx[result]
 
 

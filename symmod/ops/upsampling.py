@@ -217,34 +217,30 @@ class UpSampling(Operator):
         return [dtype] * len(in_types), [dtype], list(aux_types)
 
     # ---- compute ------------------------------------------------------------------------
-    def _scales(self, inputs, out_height):
-        return [out_height // x.shape[2] for x in inputs]
+    def _parts(self, inputs, full):
+        """``(input, the part of full it maps to, its scale)`` for each input: all of
+        ``full`` when the inputs are summed, the input's channels when concatenated."""
+        begin = 0
+        for x in inputs:
+            end = begin + x.shape[1]
+            part = full if self.multi_input_mode == 'sum' else full[:, begin:end]
+            yield x, part, full.shape[2] // x.shape[2]
+            begin = end
 
     def forward(self, is_train, req, in_data, out_data, aux):
         if req[0] == 'null':
             return
-        out = out_data[0]
         if self.sample_type == 'bilinear':
             self._deconv.forward(is_train, req, in_data, out_data, aux)
             return
-        if self.multi_input_mode == 'sum':
-            for i, (x, s) in enumerate(zip(in_data, self._scales(in_data, out.shape[2]))):
-                _repeat_into(out, x, s, req[0] if i == 0 else 'add')
-            return
-        begin = 0
-        for x, s in zip(in_data, self._scales(in_data, out.shape[2])):
-            end = begin + x.shape[1]
-            _repeat_into(out[:, begin:end], x, s, req[0])
-            begin = end
+        summed = self.multi_input_mode == 'sum'
+        for i, (x, part, s) in enumerate(self._parts(in_data, out_data[0])):
+            # summed inputs: the first stores, the others add to it
+            _repeat_into(part, x, s, 'add' if summed and i else req[0])
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         if self.sample_type == 'bilinear':
             self._deconv.backward(req, out_grad, in_data, out_data, in_grad, aux)
             return
-        dy = out_grad[0]
-        begin = 0
-        for i, (gx, s) in enumerate(zip(in_grad, self._scales(in_grad, dy.shape[2]))):
-            end = begin + gx.shape[1]
-            source = dy if self.multi_input_mode == 'sum' else dy[:, begin:end]
-            _block_sum_into(gx, source, s, req[i])
-            begin = end
+        for i, (gx, part, s) in enumerate(self._parts(in_grad, out_grad[0])):
+            _block_sum_into(gx, part, s, req[i])

@@ -9,14 +9,15 @@ from symmod.base import MXNetError
 from symmod.ops import registry
 from symmod.test_utils import assert_almost_equal, check_numeric_gradient
 
-from test_sequence import reference_cases, replay_reference
+from recorded_cases import case_names, replay
 
 TESTED_OPS = {'LayerNorm', 'InstanceNorm', 'GroupNorm', 'L2Normalization', 'LRN'}
+REFERENCE = 'ops_seq_norm_reference.npz'
 
 
-@pytest.mark.parametrize('name', reference_cases(TESTED_OPS))
+@pytest.mark.parametrize('name', case_names(REFERENCE, TESTED_OPS))
 def test_matches_mxnet_reference(name):
-    replay_reference(name, rtol=1e-5, atol=1e-6)
+    replay(REFERENCE, name, rtol=1e-5, atol=1e-6)
 
 
 # ---- numpy references ---------------------------------------------------------------------------

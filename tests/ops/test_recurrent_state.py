@@ -4,7 +4,6 @@ output: its symbol JSON is MXNet 1.9.1's byte for byte
 keep their own state."""
 import json
 import os
-import warnings
 
 import numpy as np
 import pytest
@@ -12,42 +11,12 @@ import pytest
 import symmod as mx
 from symmod.test_utils import assert_almost_equal
 
+from rnn_symbol_cases import GRAPHS
+
 TESTED_OPS = {'RNN'}
 
 JSON_REF = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'data',
                         'rnn_symbol_json_reference.json')
-
-
-# ---- the graphs of gen_rnn_symbol_json.py, built with symmod ------------------------------
-def fused_lstm_bidirectional():
-    cell = mx.rnn.FusedRNNCell(5, num_layers=2, mode='lstm', bidirectional=True,
-                               get_next_state=True, prefix='lstm_')
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')
-        outputs, states = cell.unroll(3, mx.sym.var('data'), layout='TNC',
-                                      merge_outputs=True)
-    return mx.sym.Group([outputs] + states)
-
-
-def rnn_state_outputs():
-    data = mx.sym.var('data')
-    rnn = mx.sym.RNN(data, state_size=4, num_layers=1, mode='lstm', state_outputs=True,
-                     name='rnn')
-    summed = rnn[1] + rnn[2]
-    head = mx.sym.FullyConnected(mx.sym.reshape(rnn[0], shape=(-1, 4)), num_hidden=2,
-                                 name='fc')
-    return mx.sym.Group([head, mx.sym.sum(summed), rnn[2]])
-
-
-def rnn_gru_single_output():
-    rnn = mx.sym.RNN(mx.sym.var('data'), state_size=3, num_layers=2, mode='gru', p=0.2,
-                     name='gru')
-    return mx.sym.tanh(rnn, name='act')
-
-
-GRAPHS = {'fused_lstm_bidirectional': fused_lstm_bidirectional,
-          'rnn_state_outputs': rnn_state_outputs,
-          'rnn_gru_single_output': rnn_gru_single_output}
 
 
 @pytest.fixture(scope='module')
@@ -59,7 +28,7 @@ def json_ref():
 @pytest.mark.parametrize('key', sorted(GRAPHS))
 def test_symbol_json_is_mxnet_bytes(json_ref, key):
     with mx.name.NameManager():
-        ours = GRAPHS[key]().tojson()
+        ours = GRAPHS[key](mx).tojson()
     assert ours == json_ref[key]
     # and MXNet's file reads back and re-saves unchanged
     assert mx.sym.load_json(json_ref[key]).tojson() == json_ref[key]

@@ -1,9 +1,5 @@
 """SequenceMask, SequenceLast and SequenceReverse against per-sequence numpy loops, finite
 differences and MXNet 1.9.1's recorded results (tests/data/ops_seq_norm_reference.npz)."""
-import functools
-import json
-import pathlib
-
 import numpy as np
 import pytest
 
@@ -11,57 +7,17 @@ import symmod as mx
 from symmod.base import MXNetError
 from symmod.test_utils import assert_almost_equal, check_numeric_gradient
 
+from recorded_cases import case_names, replay
+
 TESTED_OPS = {'SequenceMask', 'SequenceLast', 'SequenceReverse'}
 
-REFERENCE = pathlib.Path(__file__).resolve().parent.parent / 'data' / \
-    'ops_seq_norm_reference.npz'
+REFERENCE = 'ops_seq_norm_reference.npz'
 
 
 # ---- MXNet's recorded results ------------------------------------------------------------------
-@functools.lru_cache(maxsize=1)
-def _reference():
-    with np.load(REFERENCE) as data:
-        return {k: data[k] for k in data.files}
-
-
-def reference_cases(ops):
-    arrays = _reference()
-    names = sorted(k[:-len('/meta')] for k in arrays if k.endswith('/meta'))
-    return [n for n in names if json.loads(str(arrays[n + '/meta']))['op'] in ops]
-
-
-def replay_reference(name, rtol, atol):
-    """Bind the recorded case through symmod's symbolic API and compare every visible
-    output and recorded input gradient with MXNet's."""
-    arrays = _reference()
-    meta = json.loads(str(arrays[name + '/meta']))
-    variables = {n: mx.sym.Variable(n) for n in meta['args']}
-    sym = getattr(mx.sym, meta['op'])(**variables, **meta['params'], name='op')
-    assert sym.list_arguments() == meta['args']
-    given = {n: arrays['%s/arg/%s' % (name, n)] for n in meta['args']}
-    args = {n: mx.nd.array(a, dtype=a.dtype) for n, a in given.items()}
-    reqs = {n: 'write' if meta['backward'] and n not in meta['no_grad'] else 'null'
-            for n in meta['args']}
-    grads = {n: mx.nd.zeros(a.shape, dtype=a.dtype) for n, a in given.items()
-             if reqs[n] == 'write'}
-    ex = sym.bind(mx.cpu(), args=args, args_grad=grads, grad_req=reqs)
-    outs = ex.forward(is_train=True)
-    for i, out in enumerate(outs):
-        expected = arrays['%s/out/%d' % (name, i)]
-        assert out.dtype == expected.dtype
-        assert_almost_equal(out.asnumpy(), expected, rtol, atol, ('symmod out%d' % i, 'mxnet'))
-    if meta['backward']:
-        ograds = [arrays['%s/ograd/%d' % (name, i)] for i in range(len(outs))]
-        ex.backward([mx.nd.array(g, dtype=g.dtype) for g in ograds])
-        for n in meta['args']:
-            if reqs[n] == 'write':
-                assert_almost_equal(ex.grad_dict[n].asnumpy(), arrays['%s/grad/%s' % (name, n)],
-                                    rtol, atol, ('symmod grad %s' % n, 'mxnet'))
-
-
-@pytest.mark.parametrize('name', reference_cases(TESTED_OPS))
+@pytest.mark.parametrize('name', case_names(REFERENCE, TESTED_OPS))
 def test_matches_mxnet_reference(name):
-    replay_reference(name, rtol=1e-5, atol=1e-6)
+    replay(REFERENCE, name, rtol=1e-5, atol=1e-6)
 
 
 # ---- independent numpy references: one sequence at a time ----------------------------------------

@@ -1,9 +1,5 @@
 """topk, sort and argsort against numpy, finite differences and MXNet 1.9.1's recorded
 results (including the order MXNet gives equal values)."""
-import functools
-import json
-import pathlib
-
 import numpy as np
 import pytest
 
@@ -13,43 +9,19 @@ from symmod.ops import registry
 from symmod.ops.sorting import sort_indices
 from symmod.test_utils import assert_almost_equal, check_numeric_gradient
 
+from recorded_cases import case_names, replay_with_shapes
+
 TESTED_OPS = {'topk', 'sort', 'argsort'}
 
 DTYPES = [np.float32, np.float64]
-REFERENCE = pathlib.Path(__file__).resolve().parent.parent / 'data' / \
-    'ops_deconv_sort_reference.npz'
+REFERENCE = 'ops_deconv_sort_reference.npz'
 
 
 # ---- MXNet's recorded results (inputs with many ties) ---------------------------------------
-@functools.lru_cache(maxsize=1)
-def _recorded():
-    with np.load(REFERENCE) as data:
-        return {k: data[k] for k in data.files}
-
-
-def _recorded_cases(ops):
-    arrays = _recorded()
-    names = sorted(k[:-len('/meta')] for k in arrays if k.endswith('/meta'))
-    return [n for n in names if json.loads(str(arrays[n + '/meta']))['op'] in ops]
-
-
-@pytest.mark.parametrize('name', _recorded_cases(TESTED_OPS))
+@pytest.mark.parametrize('name', case_names(REFERENCE, TESTED_OPS))
 def test_matches_mxnet_reference(name):
-    arrays, meta = _recorded(), json.loads(str(_recorded()[name + '/meta']))
-    x = arrays[name + '/arg/data']
-    sym = getattr(mx.sym, meta['op'])(mx.sym.Variable('data'), name='op', **meta['params'])
-    _, out_shapes, _ = sym.infer_shape(data=x.shape)
-    assert [list(s) for s in out_shapes] == meta['out_shapes']
-    ex = sym.bind(mx.cpu(), args={'data': mx.nd.array(x)},
-                  args_grad={'data': mx.nd.zeros(x.shape)})
-    outs = ex.forward(is_train=True)
-    for i, out in enumerate(outs):
-        assert np.dtype(out.dtype).name == meta['out_dtypes'][i]
-        # exact: equal values must come out in MXNet's order
-        assert np.array_equal(out.asnumpy(), arrays['%s/out/%d' % (name, i)]), i
-    ex.backward([mx.nd.array(arrays['%s/ograd/%d' % (name, i)]) for i in range(len(outs))])
-    assert_almost_equal(ex.grad_dict['data'].asnumpy(), arrays[name + '/grad/data'],
-                        rtol=1e-6, atol=1e-6)
+    # exact: equal values must come out in MXNet's order
+    replay_with_shapes(REFERENCE, name, tol=1e-6, exact=True)
 
 
 # ---- numpy references on distinct values ------------------------------------------------------

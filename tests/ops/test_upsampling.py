@@ -1,9 +1,7 @@
 """UpSampling (nearest with one or several inputs, bilinear) against numpy references,
 finite differences and MXNet 1.9.1's recorded results."""
-import functools
 import itertools
 import json
-import pathlib
 
 import numpy as np
 import pytest
@@ -12,43 +10,18 @@ import symmod as mx
 from symmod.base import MXNetError
 from symmod.test_utils import assert_almost_equal, check_numeric_gradient
 
+from recorded_cases import case_names, replay_with_shapes
+
 TESTED_OPS = {'UpSampling'}
 
 DTYPES = [np.float32, np.float64]
-REFERENCE = pathlib.Path(__file__).resolve().parent.parent / 'data' / \
-    'ops_deconv_sort_reference.npz'
+REFERENCE = 'ops_deconv_sort_reference.npz'
 
 
 # ---- MXNet's recorded results -----------------------------------------------------------------
-@functools.lru_cache(maxsize=1)
-def _recorded():
-    with np.load(REFERENCE) as data:
-        return {k: data[k] for k in data.files}
-
-
-def _recorded_cases(op):
-    arrays = _recorded()
-    names = sorted(k[:-len('/meta')] for k in arrays if k.endswith('/meta'))
-    return [n for n in names if json.loads(str(arrays[n + '/meta']))['op'] == op]
-
-
-@pytest.mark.parametrize('name', _recorded_cases('UpSampling'))
+@pytest.mark.parametrize('name', case_names(REFERENCE, TESTED_OPS))
 def test_matches_mxnet_reference(name):
-    arrays, meta = _recorded(), json.loads(str(_recorded()[name + '/meta']))
-    variables = [mx.sym.Variable(n) for n in meta['args']]
-    sym = mx.sym.UpSampling(*variables, name='op', **meta['params'])
-    values = {n: arrays['%s/arg/%s' % (name, n)] for n in meta['args']}
-    arg_shapes, out_shapes, _ = sym.infer_shape(**{n: v.shape for n, v in values.items()})
-    assert [list(s) for s in arg_shapes] == meta['arg_shapes']
-    assert [list(s) for s in out_shapes] == meta['out_shapes']
-    ex = sym.bind(mx.cpu(), args={n: mx.nd.array(v) for n, v in values.items()},
-                  args_grad={n: mx.nd.zeros(v.shape) for n, v in values.items()})
-    out = ex.forward(is_train=True)[0]
-    assert_almost_equal(out.asnumpy(), arrays[name + '/out/0'], rtol=1e-5, atol=1e-5)
-    ex.backward(mx.nd.array(arrays[name + '/ograd/0']))
-    for n in meta['args']:
-        assert_almost_equal(ex.grad_dict[n].asnumpy(), arrays['%s/grad/%s' % (name, n)],
-                            rtol=1e-5, atol=1e-5, names=('symmod d' + n, 'mxnet'))
+    replay_with_shapes(REFERENCE, name, tol=1e-5)
 
 
 # ---- nearest ----------------------------------------------------------------------------------

@@ -18,6 +18,8 @@ import os
 import mxnet as mx
 import numpy as np
 
+from reference_npz import write_cases
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, '..', 'ops_nn_reference.npz')
 
@@ -184,11 +186,7 @@ def run(c):
 
 def main():
     build_cases()
-    record = {}
-    for c in CASES:
-        record.update(run(c))
-    np.savez_compressed(OUT, **record)
-    print('wrote %d cases to %s' % (len(CASES), os.path.normpath(OUT)))
+    write_cases(OUT, CASES, run)
 
 
 if __name__ == '__main__':

@@ -1,0 +1,189 @@
+"""One layer, one direction of the fused ``RNN`` operator (:mod:`symmod.ops.recurrent`):
+the time loops of vanilla RNN, LSTM and GRU cells, forward and backward (BPTT), and the
+forward of an LSTM with a projected state.
+
+Each works on views the operator cuts from its flat parameters and reserve space:
+the input-to-hidden products of all steps are one BLAS call, and only the
+hidden-to-hidden product and the gate arithmetic run per step.
+"""
+import numpy as np
+
+from .common import scratch
+
+__all__ = ['forward_direction', 'forward_projected_direction', 'backward_direction']
+
+
+def _sigmoid_(a):
+    """In-place logistic function, written through tanh so it never overflows and
+    float32 stays float32."""
+    a *= 0.5
+    np.tanh(a, out=a)
+    a *= 0.5
+    a += 0.5
+
+
+def forward_direction(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra):
+    """Run one direction of one layer over the sequence ``x`` (T, N, I).
+
+    Writes the hidden states into ``y`` (T, N, H; a view into the layer output), the
+    gate activations into ``gates`` and cell states (lstm) or ``W_hn h + b_hn`` (gru)
+    into ``extra``. Returns the final hidden and cell state.
+    """
+    T, N, _ = x.shape
+    H = wh.shape[1]
+    GH = wx.shape[0]
+    pre = scratch('rnn_pre', (T, N, GH), x.dtype)
+    np.matmul(x.reshape(T * N, -1), wx.T, out=pre.reshape(T * N, GH))
+    if mode == 'gru':
+        pre += bx
+    else:
+        pre += bx + bh
+    hh = scratch('rnn_hh', (N, GH), x.dtype)
+    h_prev, c_prev = h0, c0
+    for step in range(T):
+        t = T - 1 - step if reverse else step
+        np.matmul(h_prev, wh.T, out=hh)
+        h = y[t]
+        if mode == 'lstm':
+            g = gates[t]
+            np.add(pre[t], hh, out=g)
+            _sigmoid_(g[:, :2 * H])
+            np.tanh(g[:, 2 * H:3 * H], out=g[:, 2 * H:3 * H])
+            _sigmoid_(g[:, 3 * H:])
+            c = extra[t]
+            np.multiply(g[:, H:2 * H], c_prev, out=c)
+            c += g[:, :H] * g[:, 2 * H:3 * H]
+            np.tanh(c, out=h)
+            h *= g[:, 3 * H:]
+            c_prev = c
+        elif mode == 'gru':
+            g = gates[t]
+            hh += bh
+            np.add(pre[t, :, :2 * H], hh[:, :2 * H], out=g[:, :2 * H])
+            _sigmoid_(g[:, :2 * H])
+            extra[t] = hh[:, 2 * H:]
+            n = g[:, 2 * H:]
+            np.multiply(g[:, :H], hh[:, 2 * H:], out=n)
+            n += pre[t, :, 2 * H:]
+            np.tanh(n, out=n)
+            # h = (1 - z) * n + z * h_prev
+            np.subtract(h_prev, n, out=h)
+            h *= g[:, H:2 * H]
+            h += n
+        else:
+            np.add(pre[t], hh, out=h)
+            if mode == 'rnn_tanh':
+                np.tanh(h, out=h)
+            else:
+                np.maximum(h, 0, out=h)
+        h_prev = h
+    return h_prev, c_prev
+
+
+def forward_projected_direction(x, wx, wh, whr, bx, bh, r0, c0, reverse, y):
+    """One direction of a projected LSTM layer (inference): like the plain LSTM, but
+    the state fed back and written out is ``r = W_hr h`` (P values, not H)."""
+    T, N, _ = x.shape
+    H = whr.shape[1]
+    pre = np.matmul(x.reshape(T * N, -1), wx.T).reshape(T, N, 4 * H)
+    pre += bx + bh
+    r_prev, c_prev = r0, c0
+    for step in range(T):
+        t = T - 1 - step if reverse else step
+        g = pre[t] + r_prev @ wh.T
+        _sigmoid_(g[:, :2 * H])
+        np.tanh(g[:, 2 * H:3 * H], out=g[:, 2 * H:3 * H])
+        _sigmoid_(g[:, 3 * H:])
+        c_prev = g[:, H:2 * H] * c_prev + g[:, :H] * g[:, 2 * H:3 * H]
+        h = g[:, 3 * H:] * np.tanh(c_prev)
+        y[t] = h @ whr.T
+        r_prev = y[t]
+    return r_prev, c_prev
+
+
+def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dhy, dcy,
+                        dx, grads):
+    """Back-propagate through one direction of one layer (BPTT).
+
+    ``dy`` is the gradient of this direction's outputs; ``dx`` (or None) accumulates
+    the gradient of the layer input and ``grads`` (or None) holds views of the
+    weight/bias gradients, accumulated into. Returns the gradients of the initial
+    hidden and cell states.
+    """
+    T, N, _ = x.shape
+    H = wh.shape[1]
+    GH = wx.shape[0]
+    dtype = x.dtype
+    dgx = scratch('rnn_dgx', (T, N, GH), dtype)
+    dgh = scratch('rnn_dgh', (T, N, GH), dtype) if mode == 'gru' else dgx
+    dh = np.zeros((N, H), dtype) if dhy is None else dhy.copy()
+    dc = None
+    if mode == 'lstm':
+        dc = np.zeros((N, H), dtype) if dcy is None else dcy.copy()
+    # the state entering each time step, in time order
+    h_prev = np.empty((T, N, H), dtype)
+    if reverse:
+        h_prev[:T - 1] = y[1:]
+        h_prev[T - 1] = h0
+    else:
+        h_prev[0] = h0
+        h_prev[1:] = y[:T - 1]
+    for step in range(T):
+        t = step if reverse else T - 1 - step
+        dh += dy[t]
+        if mode == 'lstm':
+            g = gates[t]
+            i, f, gg, o = g[:, :H], g[:, H:2 * H], g[:, 2 * H:3 * H], g[:, 3 * H:]
+            c = extra[t]
+            if reverse:
+                c_before = extra[t + 1] if t < T - 1 else c0
+            else:
+                c_before = extra[t - 1] if t > 0 else c0
+            tc = np.tanh(c)
+            d = dgx[t]
+            np.multiply(dh, tc, out=d[:, 3 * H:])
+            d[:, 3 * H:] *= o * (1 - o)
+            dc += dh * o * (1 - tc * tc)
+            np.multiply(dc, gg, out=d[:, :H])
+            d[:, :H] *= i * (1 - i)
+            np.multiply(dc, c_before, out=d[:, H:2 * H])
+            d[:, H:2 * H] *= f * (1 - f)
+            np.multiply(dc, i, out=d[:, 2 * H:3 * H])
+            d[:, 2 * H:3 * H] *= 1 - gg * gg
+            dc *= f
+            np.matmul(d, wh, out=dh)
+        elif mode == 'gru':
+            g = gates[t]
+            r, z, n = g[:, :H], g[:, H:2 * H], g[:, 2 * H:]
+            hn = extra[t]
+            dxg, dhg = dgx[t], dgh[t]
+            # dn through tanh, into the i2h n part
+            np.multiply(dh, 1 - z, out=dxg[:, 2 * H:])
+            dxg[:, 2 * H:] *= 1 - n * n
+            np.multiply(dxg[:, 2 * H:], r, out=dhg[:, 2 * H:])
+            np.multiply(dxg[:, 2 * H:], hn, out=dxg[:, :H])
+            dxg[:, :H] *= r * (1 - r)
+            np.multiply(dh, h_prev[t] - n, out=dxg[:, H:2 * H])
+            dxg[:, H:2 * H] *= z * (1 - z)
+            dhg[:, :2 * H] = dxg[:, :2 * H]
+            dh *= z
+            dh += dhg @ wh
+        else:
+            d = dgx[t]
+            if mode == 'rnn_tanh':
+                np.multiply(dh, 1 - y[t] * y[t], out=d)
+            else:
+                np.multiply(dh, y[t] > 0, out=d)
+            np.matmul(d, wh, out=dh)
+    flat_x = x.reshape(T * N, -1)
+    flat_dgx = dgx.reshape(T * N, GH)
+    flat_dgh = dgh.reshape(T * N, GH)
+    if grads is not None:
+        dwx, dwh, dbx, dbh = grads
+        dwx += flat_dgx.T @ flat_x
+        dwh += flat_dgh.T @ h_prev.reshape(T * N, H)
+        dbx += flat_dgx.sum(axis=0)
+        dbh += flat_dgh.sum(axis=0)
+    if dx is not None:
+        dx.reshape(T * N, -1)[...] += flat_dgx @ wx
+    return dh, dc
