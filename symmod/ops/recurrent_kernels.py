@@ -6,6 +6,7 @@ Each works on views the operator cuts from its flat parameters and reserve space
 the input-to-hidden products of all steps are one BLAS call, and only the
 hidden-to-hidden product and the gate arithmetic run per step.
 """
+import numba
 import numpy as np
 
 from .common import scratch
@@ -20,6 +21,61 @@ def _sigmoid_(a):
     np.tanh(a, out=a)
     a *= 0.5
     a += 0.5
+
+
+# the LSTM and GRU backward gate arithmetic of one time step, fused (one pass instead
+# of ~15 numpy calls with temporaries); float32/float64 only, other dtypes take the numpy
+# path. Transcendentals stay in numpy, whose vectorized tanh is much faster than a
+# scalar one in a loop.
+_FUSED = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+@numba.njit(cache=True, nogil=True, error_model='numpy')
+def _lstm_step_back(g, tc, c_before, dh, dc, d):
+    """Gate gradients ``d`` (N, 4H) of one step from the activated gates ``g``,
+    ``tc = tanh(c)``, the hidden-state gradient ``dh`` and the running cell-state
+    gradient ``dc`` (updated in place to the previous step)."""
+    n_rows, width = g.shape
+    hidden = width // 4
+    for n in range(n_rows):
+        for j in range(hidden):
+            i = g[n, j]
+            f = g[n, hidden + j]
+            cand = g[n, 2 * hidden + j]
+            o = g[n, 3 * hidden + j]
+            tcv = tc[n, j]
+            dhv = dh[n, j]
+            dcv = dc[n, j] + dhv * o * (1.0 - tcv * tcv)
+            d[n, j] = dcv * cand * i * (1.0 - i)
+            d[n, hidden + j] = dcv * c_before[n, j] * f * (1.0 - f)
+            d[n, 2 * hidden + j] = dcv * i * (1.0 - cand * cand)
+            d[n, 3 * hidden + j] = dhv * tcv * o * (1.0 - o)
+            dc[n, j] = dcv * f
+
+
+@numba.njit(cache=True, nogil=True, error_model='numpy')
+def _gru_step_back(g, hn, h_prev, dh, dxg, dhg):
+    """Gradients of one GRU step's input-side (``dxg``) and hidden-side (``dhg``) gate
+    pre-activations (N, 3H; r, z, n) from ``dh``, which becomes the part of the previous
+    state's gradient that flows through ``z`` (the hidden-side product is added after)."""
+    n_rows, width = g.shape
+    hidden = width // 3
+    for n in range(n_rows):
+        for j in range(hidden):
+            r = g[n, j]
+            z = g[n, hidden + j]
+            new = g[n, 2 * hidden + j]
+            dhv = dh[n, j]
+            dn = dhv * (1.0 - z) * (1.0 - new * new)
+            dr = dn * hn[n, j] * r * (1.0 - r)
+            dz = dhv * (h_prev[n, j] - new) * z * (1.0 - z)
+            dxg[n, j] = dr
+            dxg[n, hidden + j] = dz
+            dxg[n, 2 * hidden + j] = dn
+            dhg[n, j] = dr
+            dhg[n, hidden + j] = dz
+            dhg[n, 2 * hidden + j] = dn * r
+            dh[n, j] = dhv * z
 
 
 def forward_direction(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra):
@@ -39,10 +95,14 @@ def forward_direction(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra)
     else:
         pre += bx + bh
     hh = scratch('rnn_hh', (N, GH), x.dtype)
+    # a contiguous W_h^T: BLAS multiplies the small per-step product by it ~1.5x faster
+    # than through the transposed view
+    wh_t = scratch('rnn_wht', (H, GH), x.dtype)
+    np.copyto(wh_t, wh.T)
     h_prev, c_prev = h0, c0
     for step in range(T):
         t = T - 1 - step if reverse else step
-        np.matmul(h_prev, wh.T, out=hh)
+        np.matmul(h_prev, wh_t, out=hh)
         h = y[t]
         if mode == 'lstm':
             g = gates[t]
@@ -133,13 +193,17 @@ def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dh
         dh += dy[t]
         if mode == 'lstm':
             g = gates[t]
-            i, f, gg, o = g[:, :H], g[:, H:2 * H], g[:, 2 * H:3 * H], g[:, 3 * H:]
             c = extra[t]
             if reverse:
                 c_before = extra[t + 1] if t < T - 1 else c0
             else:
                 c_before = extra[t - 1] if t > 0 else c0
-            tc = np.tanh(c)
+            tc = np.tanh(c, out=scratch('rnn_tc', c.shape, dtype))
+            if dtype in _FUSED:
+                _lstm_step_back(g, tc, c_before, dh, dc, dgx[t])
+                np.matmul(dgx[t], wh, out=dh)
+                continue
+            i, f, gg, o = g[:, :H], g[:, H:2 * H], g[:, 2 * H:3 * H], g[:, 3 * H:]
             d = dgx[t]
             np.multiply(dh, tc, out=d[:, 3 * H:])
             d[:, 3 * H:] *= o * (1 - o)
@@ -154,9 +218,13 @@ def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dh
             np.matmul(d, wh, out=dh)
         elif mode == 'gru':
             g = gates[t]
-            r, z, n = g[:, :H], g[:, H:2 * H], g[:, 2 * H:]
             hn = extra[t]
             dxg, dhg = dgx[t], dgh[t]
+            if dtype in _FUSED:
+                _gru_step_back(g, hn, h_prev[t], dh, dxg, dhg)
+                dh += np.matmul(dhg, wh, out=scratch('rnn_dhh', dh.shape, dtype))
+                continue
+            r, z, n = g[:, :H], g[:, H:2 * H], g[:, 2 * H:]
             # dn through tanh, into the i2h n part
             np.multiply(dh, 1 - z, out=dxg[:, 2 * H:])
             dxg[:, 2 * H:] *= 1 - n * n

@@ -222,6 +222,26 @@ def test_backward_grad_req_add_and_null(mode):
         assert_almost_equal(grads[k].asnumpy(), expected[k], rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize('mode', ['lstm', 'gru'])
+def test_float16_follows_float32(mode):
+    """float16 takes the numpy path (the fused step kernels are float32/float64 only)."""
+    rng = np.random.RandomState(5)
+    loc, _ = make_inputs(mode, 4, 3, 3, 2, 2, True, rng)
+    sym = rnn_symbol(mode, 2, 2, True)
+    head = rng.uniform(-1, 1, (4, 3, 4))
+    results = {}
+    for dtype in (np.float16, np.float32):
+        args = {k: mx.nd.array(v, dtype=dtype) for k, v in loc.items()}
+        grads = {k: mx.nd.zeros(v.shape, dtype=dtype) for k, v in loc.items()}
+        exe = sym.bind(mx.cpu(), args, args_grad=grads)
+        exe.forward(is_train=True)
+        exe.backward([mx.nd.array(head, dtype=dtype)])
+        assert exe.outputs[0].dtype == dtype
+        results[dtype] = [exe.outputs[0].asnumpy()] + [grads[k].asnumpy() for k in sorted(loc)]
+    for half, single in zip(results[np.float16], results[np.float32]):
+        assert_almost_equal(half.astype(np.float32), single, rtol=2e-2, atol=2e-2)
+
+
 # ---- dropout between layers ----------------------------------------------------------------
 def test_dropout_between_layers_in_training_only():
     rng = np.random.RandomState(4)
