@@ -47,4 +47,6 @@ from . import kvstore as kv
 from . import gluon
 from . import rnn
 from . import visualization
+from . import runtime
+from . import executor_manager
 from . import visualization as viz
