@@ -15,3 +15,4 @@ op = sys.modules[__name__]
 from ..optimizer.fused_ops import *  # noqa: E402,F401,F403  (sgd_update, adam_update, ...)
 from . import contrib  # noqa: E402  (mx.nd.contrib.adamw_update, ...)
 from .. import random  # noqa: E402  (mx.nd.random: the samplers of symmod.random)
+from . import linalg  # noqa: E402  (mx.nd.linalg.potrf, ... : the _linalg_ operators)

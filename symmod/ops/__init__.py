@@ -15,6 +15,7 @@ from . import loss
 from . import reduce
 from . import indexing
 from . import linalg
+from . import linalg_factor
 from . import init
 from . import conv
 from . import pooling

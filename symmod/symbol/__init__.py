@@ -66,3 +66,6 @@ def minimum(left, right):
     """Elementwise minimum of symbols and/or numbers."""
     return _elementwise(left, right, _internal._Minimum, _internal._MinimumScalar,
                         builtins.min)
+
+
+from . import linalg, contrib  # noqa: E402,F401  (mx.sym.linalg.*, mx.sym.contrib.*)
