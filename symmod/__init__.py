@@ -50,3 +50,4 @@ from . import visualization
 from . import runtime
 from . import executor_manager
 from . import visualization as viz
+from . import profiler

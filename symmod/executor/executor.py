@@ -1,6 +1,7 @@
 """Executor: a symbol bound to arrays on a device, with forward and backward passes."""
 import numpy as np
 
+from .. import profiler as _profiler
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from .memory import MemoryPool
@@ -72,7 +73,9 @@ class Executor:
                     raise ValueError('Shape not match! Argument %s, need: %s, received: %s'
                                      % (name, str(arg_dict[name].shape), str(array.shape)))
                 arg_dict[name][:] = array
-        if self._monitor is None:
+        if _profiler._symbolic_on:
+            self._forward_profiled(is_train)
+        elif self._monitor is None:
             for op, req, ins, outs, aux, _ in self._forward_steps:
                 op.forward(is_train, req, ins, outs, aux)
         else:
@@ -112,8 +115,28 @@ class Executor:
                 raise ValueError('head gradient %d has shape %s, output has shape %s'
                                  % (i, source.shape, target.shape))
             np.copyto(target, source, casting='unsafe')
+        if _profiler._symbolic_on:
+            self._backward_profiled()
+            return
         for op, req, out_grad, ins, outs, in_grad, aux, _ in self._backward_steps:
             op.backward(req, out_grad, ins, outs, in_grad, aux)
+
+    # ---- profiling: the same loops, timing each operator (one flag check per pass) -------
+    def _forward_profiled(self, is_train):
+        clock, record = _profiler.clock, _profiler.record_operator
+        for op, req, ins, outs, aux, node in self._forward_steps:
+            start = clock()
+            op.forward(is_train, req, ins, outs, aux)
+            record(op.name, node.name, self._ctx, start, clock())
+            if self._monitor is not None:
+                self._report(node, op, ins, outs)
+
+    def _backward_profiled(self):
+        clock, record = _profiler.clock, _profiler.record_operator
+        for op, req, out_grad, ins, outs, in_grad, aux, node in self._backward_steps:
+            start = clock()
+            op.backward(req, out_grad, ins, outs, in_grad, aux)
+            record('_backward_' + op.name, node.name, self._ctx, start, clock())
 
     # ---- monitoring ---------------------------------------------------------------------
     def set_monitor_callback(self, callback, monitor_all=False):

@@ -7,6 +7,7 @@ from ..base import MXNetError, attr_str
 from ..context import current_context
 from ..ops import registry
 from .. import autograd
+from .. import profiler as _profiler
 from . import device
 from .ndarray import NDArray, _OPS
 
@@ -90,7 +91,11 @@ def invoke(op, inputs, out=None):
             out_data.append(given._data)
         else:
             out_data.append(np.empty(shape, dtype=dtype))
+    start = _profiler.clock() if _profiler._imperative_on else None
     op.forward(autograd.is_training(), ['write'] * n_out, in_data, out_data, aux)
+    if start is not None:
+        _profiler.record_operator(op.name, None, ctx if ctx is not None else current_context(),
+                                  start, _profiler.clock())
     if not on_host:
         for x, a in zip(inputs[n_args:], aux):
             device.copy_into(x._data, a)
