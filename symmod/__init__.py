@@ -30,6 +30,7 @@ from . import operator
 from . import test_utils
 from . import io
 from . import recordio
+from . import image
 from . import metric
 from . import initializer
 from . import initializer as init

@@ -265,12 +265,8 @@ def _decode(buf, channels, image_id):
     if channels == 3:
         return np.asarray(img.convert('RGB'))
     if channels == 1:
-        if img.mode == 'L':
-            return np.asarray(img)[:, :, None]
-        rgb = np.asarray(img.convert('RGB')).astype(np.int32)
-        # libpng's rgb-to-gray weights (0.299, 0.587 in 1/32768), as OpenCV's decoder uses
-        gray = (rgb[..., 0] * 9798 + rgb[..., 1] * 19235 + rgb[..., 2] * 3735) >> 15
-        return gray.astype(np.uint8)[:, :, None]
+        from ..image.image import _decode_gray     # OpenCV's grey decoding, per format
+        return _decode_gray(buf)
     if img.mode not in ('RGBA', 'LA', 'PA') and not (
             img.mode == 'P' and 'transparency' in img.info):
         raise MXNetError('Invalid image with index %d. Expected 4 channels, got %d'

@@ -1,0 +1,9 @@
+"""``mx.image``: read, decode, resize, crop and augment images; ``ImageIter`` batches them."""
+from .image import (imread, imdecode, imresize, copyMakeBorder, scale_down, resize_short,
+                    fixed_crop, random_crop, center_crop, color_normalize, random_size_crop)
+from .augmenters import (Augmenter, SequentialAug, ResizeAug, ForceResizeAug, RandomCropAug,
+                         RandomSizedCropAug, CenterCropAug, RandomOrderAug,
+                         BrightnessJitterAug, ContrastJitterAug, SaturationJitterAug,
+                         HueJitterAug, ColorJitterAug, LightingAug, ColorNormalizeAug,
+                         RandomGrayAug, HorizontalFlipAug, CastAug, CreateAugmenter)
+from .image_iter import ImageIter
