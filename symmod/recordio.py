@@ -446,14 +446,14 @@ def decode_image(buf, iscolor=-1):
     ``(h, w, 3)`` BGR, < 0 as stored (gray 2-D, colour BGR, with alpha BGRA).
     Returns None when the bytes are not a readable image (as OpenCV does).
     """
-    Image = _pil()
+    from .image.opencv import open_image, gray_pixels
+    _pil()      # a clear ImportError when Pillow is missing
     try:
-        img = Image.open(io.BytesIO(buf))
-        img.load()
+        img = open_image(buf, gray=iscolor == 0)
     except Exception:   # Pillow raises many types for bad data; OpenCV returns None
         return None
     if iscolor == 0:
-        return np.asarray(img.convert('L'))
+        return gray_pixels(img)[:, :, 0]
     if iscolor < 0:
         if img.mode in ('L', 'I;16', 'I;16B', 'I;16L'):
             return np.asarray(img)

@@ -2,16 +2,14 @@
 
 Images are ``(height, width, channels)`` NDArrays, uint8 after decoding, in RGB
 order unless asked otherwise, as MXNet's OpenCV-based functions give them.
-Decoding uses Pillow (grey conversion with the weights of libpng, libjpeg and
-OpenCV, as ``cv2.imdecode`` applies them); resizing reuses the numpy re-implementations of OpenCV's
-nearest (0) and bilinear (1) filters from :mod:`symmod.io.image_record` (uint8)
-and :mod:`symmod.gluon.data.vision.image` (float). OpenCV's bicubic (2), area
-(3) and Lanczos (4) filters are not available and raise an MXNetError.
+Decoding and resizing are :mod:`symmod.image.opencv`'s re-implementations of
+``cv2.imdecode`` and of OpenCV's nearest (0) and bilinear (1) filters; OpenCV's
+bicubic (2), area (3) and Lanczos (4) filters are not available and raise an
+MXNetError.
 
 Random crops draw from Python's ``random`` module, as MXNet does, so seeding it
 with ``random.seed`` repeats MXNet's crops.
 """
-import io
 import random
 import warnings
 
@@ -19,8 +17,7 @@ import numpy as np
 
 from ..base import MXNetError, numeric_types
 from .. import ndarray as nd
-from ..io.image_record import resize as _resize_uint8
-from ..gluon.data.vision import image as _vision_image
+from . import opencv
 
 __all__ = ['imread', 'imdecode', 'imresize', 'copyMakeBorder', 'scale_down', 'resize_short',
            'fixed_crop', 'random_crop', 'center_crop', 'color_normalize', 'random_size_crop']
@@ -49,40 +46,13 @@ def _output(result, out):
     return out
 
 
-def _decode_gray(raw):
-    """uint8 ``(h, w, 1)`` grey image as OpenCV's decoders make it."""
-    from PIL import Image
-    try:
-        img = Image.open(io.BytesIO(raw))
-        if img.format == 'JPEG':
-            img.draft('L', img.size)    # libjpeg hands out its luma plane directly
-        img.load()
-    except Exception:   # Pillow raises many types for bad data
-        raise MXNetError('Decoding failed. Invalid image file.') from None
-    if img.mode == 'L':
-        return np.asarray(img)[:, :, None]
-    rgb = np.asarray(img.convert('RGB')).astype(np.int32)
-    if img.format == 'PNG':
-        # libpng's png_set_rgb_to_gray(0.299, 0.587): 15-bit weights, truncated
-        gray = (rgb[..., 0] * 9797 + rgb[..., 1] * 19234 + rgb[..., 2] * 3737) >> 15
-    else:
-        # cv::cvtColor(BGR2GRAY): 14-bit weights, rounded
-        gray = (rgb[..., 0] * 4899 + rgb[..., 1] * 9617 + rgb[..., 2] * 1868 + 8192) >> 14
-    return gray.astype(np.uint8)[:, :, None]
-
-
 def _decode_bytes(raw, flag, to_rgb):
     """uint8 ``(h, w, 3)`` (RGB or BGR) or ``(h, w, 1)`` from encoded image bytes."""
     if flag < 0:
         raise MXNetError('imdecode: flag must be 0 (grayscale) or 1 (colour), found %d' % flag)
     if not raw:
         raise MXNetError('imdecode: input cannot be an empty buffer')
-    if flag == 0:
-        return _decode_gray(raw)
-    try:
-        return _vision_image.decode(raw, 1, to_rgb)
-    except MXNetError:
-        raise MXNetError('Decoding failed. Invalid image file.') from None
+    return opencv.decode(raw, flag, to_rgb)
 
 
 def imdecode(buf, flag=1, to_rgb=True, out=None):
@@ -196,10 +166,8 @@ def imresize(src, w, h, interp=1, out=None):
         raise MXNetError('imresize: OpenCV\'s %s interpolation (interp=%d) is not available '
                          'in symmod; use 0 (nearest) or 1 (bilinear)' % (name, interp))
     w, h = int(w), int(h)
-    if interp == 0 or img.dtype == np.uint8:
-        result = _resize_uint8(img, w, h, interp)
-    elif img.dtype in (np.float32, np.float64):
-        result = _vision_image.resize(img, w, h, interp)
+    if interp == 0 or img.dtype in (np.uint8, np.float32, np.float64):
+        result = opencv.resize(img, w, h, interp)
     else:
         raise MXNetError('imresize supports uint8, float32 and float64 images, found %s'
                          % img.dtype)

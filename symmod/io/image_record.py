@@ -7,7 +7,6 @@ crop, mirror) and normalised per channel, and handed out as NCHW float32 in
 RGB order. Resizing follows OpenCV's bilinear fixed-point arithmetic, so
 results equal MXNet's for PNG images (JPEG decoders may differ by a level).
 """
-import io
 import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -15,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_float, parse_int, parse_tuple
+from ..image.opencv import gray_pixels, open_image, resize
 from ..recordio import read_record, record_offsets, unpack
 from .native import MXDataIter
 
@@ -111,48 +111,6 @@ def _parse_params(kwargs):
 
 
 # ---- image operations (OpenCV's arithmetic, on (h, w, c) uint8 arrays) --------------------
-def _linear_taps(src, dst, clamp_weight):
-    """Source indices and float32 weights of OpenCV's bilinear resize along one axis."""
-    f = ((np.arange(dst) + 0.5) * (src / dst) - 0.5).astype(np.float32)
-    lo = np.floor(f).astype(np.int64)
-    f = f - lo.astype(np.float32)
-    if clamp_weight:
-        # columns: outside the image OpenCV takes the edge pixel with weight 1
-        f[lo < 0] = 0
-        f[lo >= src - 1] = 0
-    return np.clip(lo, 0, src - 1), np.clip(lo + 1, 0, src - 1), f
-
-
-def resize(img, width, height, inter_method=1):
-    """Resize like ``cv2.resize`` (INTER_NEAREST = 0 or INTER_LINEAR = 1) for uint8 images."""
-    src_h, src_w = img.shape[:2]
-    if (src_h, src_w) == (height, width):
-        return img
-    if inter_method == 0:
-        rows = np.minimum(np.floor(np.arange(height) * (src_h / height)).astype(int), src_h - 1)
-        cols = np.minimum(np.floor(np.arange(width) * (src_w / width)).astype(int), src_w - 1)
-        return img[rows][:, cols]
-    if src_h == 2 * height and src_w == 2 * width:
-        # OpenCV switches to its area filter for an exact halving
-        acc = img.astype(np.int32)
-        acc = acc[0::2, 0::2] + acc[0::2, 1::2] + acc[1::2, 0::2] + acc[1::2, 1::2]
-        return ((acc + 2) >> 2).astype(np.uint8)
-    x0, x1, fx = _linear_taps(src_w, width, True)
-    y0, y1, fy = _linear_taps(src_h, height, False)
-    # fixed point with 11 fractional bits per pass, as OpenCV's vectorised 8-bit path
-    ax1 = np.round(fx * 2048).astype(np.int32)
-    ax0 = np.round((np.float32(1) - fx) * 2048).astype(np.int32)
-    by1 = np.round(fy * 2048).astype(np.int32)[:, None, None]
-    by0 = np.round((np.float32(1) - fy) * 2048).astype(np.int32)[:, None, None]
-    pix = img.astype(np.int32)
-    if pix.ndim == 2:
-        pix = pix[:, :, None]
-    rows = pix[:, x0] * ax0[None, :, None] + pix[:, x1] * ax1[None, :, None]
-    out = ((((rows[y0] >> 4) * by0) >> 16) + (((rows[y1] >> 4) * by1) >> 16) + 2) >> 2
-    out = np.clip(out, 0, 255).astype(np.uint8)
-    return out.reshape((height, width) + img.shape[2:])
-
-
 def _pad(img, pad, fill):
     """``cv2.copyMakeBorder`` with a constant: ``fill`` on colour channels, 0 on alpha."""
     h, w = img.shape[:2]
@@ -255,18 +213,15 @@ class _Augmenter:
 
 def _decode(buf, channels, image_id):
     """Decode image bytes to ``(h, w, channels)`` uint8 in RGB(A) order."""
-    from PIL import Image
     try:
-        img = Image.open(io.BytesIO(buf))
-        img.load()
+        img = open_image(buf, gray=channels == 1)
     except Exception as err:    # Pillow raises many types for bad data
         raise MXNetError('ImageRecordIter: cannot decode the image of record %d: %s'
                          % (image_id, err)) from None
     if channels == 3:
         return np.asarray(img.convert('RGB'))
     if channels == 1:
-        from ..image.image import _decode_gray     # OpenCV's grey decoding, per format
-        return _decode_gray(buf)
+        return gray_pixels(img)
     if img.mode not in ('RGBA', 'LA', 'PA') and not (
             img.mode == 'P' and 'transparency' in img.info):
         raise MXNetError('Invalid image with index %d. Expected 4 channels, got %d'

@@ -16,6 +16,7 @@ from . import reduce
 from . import indexing
 from . import linalg
 from . import linalg_factor
+from . import linalg_det
 from . import init
 from . import conv
 from . import pooling

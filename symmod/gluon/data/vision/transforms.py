@@ -11,6 +11,7 @@ import random
 import numpy as np
 
 from ....base import MXNetError, numeric_types
+from ....image.image import scale_down
 from .... import ndarray as nd
 from .... import random as _mx_random
 from ...block import Block
@@ -210,17 +211,6 @@ class Resize(_NumpyHybridBlock):
         return nd.array(out if data.ndim == 4 else out[0], ctx=x.context, dtype=out.dtype)
 
 
-def _scale_down(src_size, size):
-    """Shrink the crop ``size`` (w, h) to fit in ``src_size``, keeping its aspect ratio."""
-    w, h = size
-    src_w, src_h = src_size
-    if src_h < h:
-        w, h = float(w * src_h) / h, src_h
-    if src_w < w:
-        w, h = src_w, float(h * src_w) / w
-    return int(w), int(h)
-
-
 def _fixed_crop(x, x0, y0, w, h, size, interp):
     """The ``w`` x ``h`` crop at ``(x0, y0)``, resized to ``size`` (w, h) if it differs."""
     out = x.asnumpy()[y0:y0 + h, x0:x0 + w]
@@ -231,7 +221,7 @@ def _fixed_crop(x, x0, y0, w, h, size, interp):
 
 def _center_crop(x, size, interp):
     src_h, src_w = x.shape[:2]
-    new_w, new_h = _scale_down((src_w, src_h), size)
+    new_w, new_h = scale_down((src_w, src_h), size)
     x0, y0 = int((src_w - new_w) / 2), int((src_h - new_h) / 2)
     return _fixed_crop(x, x0, y0, new_w, new_h, size, interp)
 

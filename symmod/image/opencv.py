@@ -1,0 +1,155 @@
+"""The OpenCV calls MXNet makes on images, re-implemented on Pillow and numpy.
+
+One place decodes and resizes images for ``mx.image``, ``mx.io.ImageRecordIter``
+and the gluon vision datasets and transforms (OpenCV itself is not used):
+
+- decoding gives uint8 ``(h, w, c)`` arrays; grey images use the weights the
+  decoder behind ``cv2.imdecode`` applies (libpng's for PNG, libjpeg's luma
+  plane for JPEG, ``cv::cvtColor``'s otherwise);
+- resizing follows ``cv2.resize``: nearest (0) takes ``floor(x * scale)``,
+  bilinear (1) mixes the two nearest source pixels with OpenCV's 11-bit fixed
+  point for uint8 (and its area filter for an exact halving), float32 otherwise.
+
+This module imports nothing from ``symmod.io`` or ``symmod.gluon``: both use it.
+"""
+import io
+
+import numpy as np
+
+from ..base import MXNetError
+
+__all__ = ['open_image', 'gray_pixels', 'decode', 'resize']
+
+_COEF_SCALE = 1 << 11     # OpenCV's fixed-point weights for 8-bit bilinear resizing
+
+
+def open_image(raw, gray=False):
+    """Open and load encoded image bytes with Pillow.
+
+    ``gray`` asks a JPEG decoder for its luma plane, as libjpeg hands it to
+    OpenCV for a grey read. Pillow's own exception propagates for bad data.
+    """
+    from PIL import Image
+    img = Image.open(io.BytesIO(raw))
+    if gray and img.format == 'JPEG':
+        img.draft('L', img.size)
+    img.load()
+    return img
+
+
+def gray_pixels(img):
+    """uint8 ``(h, w, 1)`` grey pixels of a Pillow image opened with ``gray=True``."""
+    if img.mode == 'L':
+        return np.asarray(img)[:, :, None]
+    rgb = np.asarray(img.convert('RGB')).astype(np.int32)
+    if img.format == 'PNG':
+        # libpng's png_set_rgb_to_gray(0.299, 0.587): 15-bit weights, truncated
+        gray = (rgb[..., 0] * 9797 + rgb[..., 1] * 19234 + rgb[..., 2] * 3737) >> 15
+    else:
+        # cv::cvtColor(BGR2GRAY): 14-bit weights, rounded
+        gray = (rgb[..., 0] * 4899 + rgb[..., 1] * 9617 + rgb[..., 2] * 1868 + 8192) >> 14
+    return gray.astype(np.uint8)[:, :, None]
+
+
+def decode(raw, flag=1, to_rgb=True):
+    """Decode image bytes as ``cv2.imdecode`` does for MXNet's ``imdecode``.
+
+    Parameters
+    ----------
+    raw : bytes
+        The encoded image.
+    flag : int, default 1
+        Non-zero for a three-channel colour image, 0 for grey ``(h, w, 1)``.
+    to_rgb : bool, default True
+        RGB channel order; False keeps OpenCV's BGR.
+
+    Returns
+    -------
+    numpy.ndarray
+        uint8 ``(height, width, channels)``.
+    """
+    try:
+        img = open_image(raw, gray=not flag)
+    except Exception:   # Pillow raises many types for bad data
+        raise MXNetError('Decoding failed. Invalid image file.') from None
+    if not flag:
+        return gray_pixels(img)
+    rgb = np.asarray(img.convert('RGB'))
+    return rgb if to_rgb else np.ascontiguousarray(rgb[:, :, ::-1])
+
+
+def _linear_taps(src_size, dst_size, clamp_weight):
+    """Source indices and float32 weights of OpenCV's bilinear resize along one axis."""
+    pos = ((np.arange(dst_size) + 0.5) * (src_size / dst_size) - 0.5).astype(np.float32)
+    low = np.floor(pos).astype(np.int64)
+    frac = pos - low.astype(np.float32)
+    if clamp_weight:
+        # columns: outside the image OpenCV takes the edge pixel with weight 1;
+        # rows keep their weights and only the row index is clamped
+        frac[low < 0] = 0
+        frac[low >= src_size - 1] = 0
+    return np.clip(low, 0, src_size - 1), np.clip(low + 1, 0, src_size - 1), frac
+
+
+def _resize_linear(img, height, width):
+    src_h, src_w = img.shape[:2]
+    if img.dtype == np.uint8 and (src_h, src_w) == (2 * height, 2 * width):
+        # OpenCV switches to its area filter for an exact halving
+        acc = img.astype(np.int32)
+        acc = acc[0::2, 0::2] + acc[0::2, 1::2] + acc[1::2, 0::2] + acc[1::2, 1::2]
+        return ((acc + 2) >> 2).astype(np.uint8)
+    left, right, fx = _linear_taps(src_w, width, True)
+    top, bottom, fy = _linear_taps(src_h, height, False)
+    pix = img[:, :, None] if img.ndim == 2 else img
+    if img.dtype == np.uint8:
+        # 11-bit weights, rows mixed as OpenCV's vectorised kernel does
+        # (drop 4 bits, 16-bit high product, round the sum by 2 bits)
+        wx1 = np.round(fx * _COEF_SCALE).astype(np.int32)[None, :, None]
+        wx0 = np.round((np.float32(1) - fx) * _COEF_SCALE).astype(np.int32)[None, :, None]
+        wy1 = np.round(fy * _COEF_SCALE).astype(np.int32)[:, None, None]
+        wy0 = np.round((np.float32(1) - fy) * _COEF_SCALE).astype(np.int32)[:, None, None]
+        pix = pix.astype(np.int32)
+        rows = pix[:, left] * wx0 + pix[:, right] * wx1
+        out = ((((rows[top] >> 4) * wy0) >> 16) + (((rows[bottom] >> 4) * wy1) >> 16) + 2) >> 2
+        out = np.clip(out, 0, 255).astype(np.uint8)
+    else:
+        pix = pix.astype(np.float32)
+        fx, fy = fx[None, :, None], fy[:, None, None]
+        rows = pix[:, left] * (1 - fx) + pix[:, right] * fx
+        out = (rows[top] * (1 - fy) + rows[bottom] * fy).astype(img.dtype)
+    return out.reshape((height, width) + img.shape[2:])
+
+
+def resize(img, width, height, interp=1):
+    """Resize an ``(h, w)`` or ``(h, w, c)`` numpy image as ``cv2.resize`` does.
+
+    Parameters
+    ----------
+    img : numpy.ndarray
+        The image (uint8 or float).
+    width, height : int
+        The output size.
+    interp : int, default 1
+        0 nearest neighbour, 1 bilinear (OpenCV's codes).
+
+    Returns
+    -------
+    numpy.ndarray
+        A new ``(height, width[, c])`` array of the same type.
+    """
+    if width <= 0 or height <= 0:
+        raise MXNetError('resize: the output size must be positive, found %dx%d (w x h)'
+                         % (width, height))
+    src_h, src_w = img.shape[:2]
+    if (src_h, src_w) == (height, width):
+        return img.copy()
+    if interp == 0:
+        rows = np.minimum(np.floor(np.arange(height) * (src_h / height)).astype(np.int64),
+                          src_h - 1)
+        cols = np.minimum(np.floor(np.arange(width) * (src_w / width)).astype(np.int64),
+                          src_w - 1)
+        return img[rows][:, cols]
+    if interp == 1:
+        return _resize_linear(img, height, width)
+    raise MXNetError('resize: interpolation %r is not available in symmod; use 0 (nearest) '
+                     'or 1 (bilinear)' % (interp,))

@@ -1,0 +1,51 @@
+"""Adding records: operator runs, user objects' records, and ``scope`` labels."""
+import contextlib
+import contextvars
+import threading
+
+from .state import _STATE
+
+
+@contextlib.contextmanager
+def scope(name='<unk>:', append_mode=True):
+    """Label the operators recorded inside the block (as in MXNet 2's ``profiler.scope``).
+
+    Operator events recorded in the block carry ``args.scope`` in the trace.
+
+    Parameters
+    ----------
+    name : str
+        The scope name; a trailing ``':'`` is added when missing.
+    append_mode : bool
+        Prefix the enclosing scope's name.
+
+    Examples
+    --------
+    >>> with mx.profiler.scope('encoder'):
+    ...     exe.forward()
+    """
+    name = name if name.endswith(':') else name + ':'
+    outer = _SCOPE.get()
+    if append_mode and outer != '<unk>:':
+        name = outer + name
+    token = _SCOPE.set(name)
+    try:
+        yield name
+    finally:
+        _SCOPE.reset(token)
+
+
+_SCOPE = contextvars.ContextVar('symmod_profiler_scope', default='<unk>:')
+
+
+def record_operator(op_name, node_name, ctx, start_ns, end_ns):
+    """Record one operator run (called by executors and ``nd.*`` while profiling)."""
+    scope_name = _SCOPE.get()
+    _STATE.records.append(('op', op_name, 'operator', start_ns, end_ns,
+                           threading.get_ident(), (ctx, node_name, scope_name)))
+
+
+def _record(kind, name, category, start_ns, end, extra=None):
+    if _STATE.recording:
+        _STATE.records.append((kind, name, category, start_ns, end, threading.get_ident(),
+                               extra))
