@@ -306,6 +306,8 @@ class NDArray:
             value = np.asarray(value)
         if isinstance(key, NDArray):
             key = key._host().astype(np.int64)
+        if isinstance(value, np.ndarray) and value.size == 1 and value.ndim:
+            value = value.reshape(())      # MXNet broadcasts a one-element array anywhere
         if isinstance(self._data, np.ndarray):
             self._data[key] = value
         else:
