@@ -12,6 +12,7 @@ from .trainer import Trainer
 from . import loss
 from . import utils
 from . import data
+from . import contrib
 
 __all__ = ['DeferredInitializationError', 'Parameter', 'Constant', 'ParameterDict',
            'tensor_types', 'Block', 'HybridBlock', 'SymbolBlock', 'nn', 'Trainer', 'loss',

@@ -1,10 +1,10 @@
-"""The step cells RNNCell, LSTMCell and GRUCell: HybridBlocks whose ``hybrid_forward``
+"""The step cells RNNCell, LSTMCell, GRUCell and LSTMPCell (gluon.contrib's projected LSTM): HybridBlocks whose ``hybrid_forward``
 uses the same operators as MXNet 1.9.1 (two FullyConnected, ``elemwise_*``,
 ``SliceChannel``, activations) with the same node names (``t<k>_i2h`` ...), so they
 run on NDArrays, on Symbols and hybridized."""
 from .base_cell import HybridRecurrentCell
 
-__all__ = ['RNNCell', 'LSTMCell', 'GRUCell']
+__all__ = ['RNNCell', 'LSTMCell', 'GRUCell', 'LSTMPCell']
 
 
 class _GatedCell(HybridRecurrentCell):
@@ -234,3 +234,105 @@ class GRUCell(_GatedCell):
                                 F.elemwise_mul(update_gate, prev_h, name=prefix + 'mul20'),
                                 name=prefix + 'out')
         return next_h, [next_h]
+
+
+class LSTMPCell(HybridRecurrentCell):
+    r"""LSTM cell with a projection of the hidden output (Sak et al. 2014, MXNet's
+    ``gluon.contrib.rnn.LSTMPCell``). The recurrent state fed back is the projection
+    ``r`` rather than ``h``::
+
+        i, f, g, o = split(W_ih x_t + b_ih + W_hr r_{t-1} + b_hh, 4)
+        c_t = sigmoid(f) * c_{t-1} + sigmoid(i) * tanh(g)
+        h_t = sigmoid(o) * tanh(c_t)
+        r_t = W_rh h_t            (h2r_weight, no bias)
+
+    Parameters
+    ----------
+    hidden_size : int
+        Number of features of the cell state ``c`` (and of ``h``).
+    projection_size : int
+        Number of features of the output and of the recurrent state ``r``.
+    i2h_weight_initializer, h2h_weight_initializer : str or Initializer, optional
+        Initializers of the input-to-hidden (4*hidden_size, input_size) and
+        projection-to-hidden (4*hidden_size, projection_size) weights.
+    h2r_weight_initializer : str or Initializer, optional
+        Initializer of the projection weight (projection_size, hidden_size).
+    i2h_bias_initializer, h2h_bias_initializer : str or Initializer, default 'zeros'
+        Initializers of the biases.
+    input_size : int, default 0
+        Number of input features; inferred at the first call when 0.
+    prefix : str, optional
+        Name prefix (``lstmp<k>_`` when None).
+    params : ParameterDict, optional
+        Parameters to share.
+
+    Inputs: ``data`` (N, C) and ``states`` = [r (N, projection_size), c (N, hidden_size)].
+    Outputs: ``out`` = r_t (N, projection_size) and [r_t, c_t].
+
+    Examples
+    --------
+    >>> cell = mx.gluon.contrib.rnn.LSTMPCell(8, 3); cell.initialize()
+    >>> out, (r, c) = cell(mx.nd.ones((2, 5)), cell.begin_state(batch_size=2))
+    >>> out.shape, c.shape
+    ((2, 3), (2, 8))
+    """
+
+    def __init__(self, hidden_size, projection_size,
+                 i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 h2r_weight_initializer=None,
+                 i2h_bias_initializer='zeros', h2h_bias_initializer='zeros',
+                 input_size=0, prefix=None, params=None):
+        super(LSTMPCell, self).__init__(prefix=prefix, params=params)
+        self._hidden_size = hidden_size
+        self._input_size = input_size
+        self._projection_size = projection_size
+        rows = 4 * hidden_size
+        # registered in MXNet's order, which is the order of hybrid_forward's arguments
+        self.i2h_weight = self.params.get('i2h_weight', shape=(rows, input_size),
+                                          init=i2h_weight_initializer,
+                                          allow_deferred_init=True)
+        self.h2h_weight = self.params.get('h2h_weight', shape=(rows, projection_size),
+                                          init=h2h_weight_initializer,
+                                          allow_deferred_init=True)
+        self.h2r_weight = self.params.get('h2r_weight', shape=(projection_size, hidden_size),
+                                          init=h2r_weight_initializer,
+                                          allow_deferred_init=True)
+        self.i2h_bias = self.params.get('i2h_bias', shape=(rows,), init=i2h_bias_initializer,
+                                        allow_deferred_init=True)
+        self.h2h_bias = self.params.get('h2h_bias', shape=(rows,), init=h2h_bias_initializer,
+                                        allow_deferred_init=True)
+
+    def state_info(self, batch_size=0):
+        return [{'shape': (batch_size, self._projection_size), '__layout__': 'NC'},
+                {'shape': (batch_size, self._hidden_size), '__layout__': 'NC'}]
+
+    def _alias(self):
+        return 'lstmp'
+
+    def __repr__(self):
+        shape = self.i2h_weight.shape
+        return '{name}({inp} -> {hidden} -> {proj})'.format(
+            name=self.__class__.__name__, inp=shape[1] if shape[1] else None,
+            hidden=shape[0], proj=self.h2r_weight.shape[0])
+
+    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, h2r_weight,
+                       i2h_bias, h2h_bias):
+        prefix = 't%d_' % self._counter
+        rows = 4 * self._hidden_size
+        i2h = F.FullyConnected(data=inputs, weight=i2h_weight, bias=i2h_bias,
+                               num_hidden=rows, name=prefix + 'i2h')
+        h2h = F.FullyConnected(data=states[0], weight=h2h_weight, bias=h2h_bias,
+                               num_hidden=rows, name=prefix + 'h2h')
+        # MXNet uses the operators here (unnamed _plus/_mul nodes in a graph)
+        gates = F.SliceChannel(i2h + h2h, num_outputs=4, name=prefix + 'slice')
+        in_gate = F.Activation(gates[0], act_type='sigmoid', name=prefix + 'i')
+        forget_gate = F.Activation(gates[1], act_type='sigmoid', name=prefix + 'f')
+        in_transform = F.Activation(gates[2], act_type='tanh', name=prefix + 'c')
+        out_gate = F.Activation(gates[3], act_type='sigmoid', name=prefix + 'o')
+        next_c = F.elemwise_add(forget_gate * states[1], in_gate * in_transform,
+                                name=prefix + 'state')
+        hidden = F.elemwise_mul(out_gate, F.Activation(next_c, act_type='tanh'),
+                                name=prefix + 'hidden')
+        next_r = F.FullyConnected(data=hidden, weight=h2r_weight, no_bias=True,
+                                  num_hidden=self._projection_size, name=prefix + 'out')
+        return next_r, [next_r, next_c]

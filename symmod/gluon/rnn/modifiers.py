@@ -1,13 +1,15 @@
-"""The modifier cells: DropoutCell, and ModifierCell with ZoneoutCell and ResidualCell,
-which wrap a base cell and change what it computes."""
+"""The modifier cells: DropoutCell, and ModifierCell with ZoneoutCell, ResidualCell and
+VariationalDropoutCell (gluon.contrib's), which wrap a base cell and change what it
+computes."""
 from ... import symbol
 from ...base import numeric_types
 from ..parameter import tensor_types
 from .base_cell import _MODIFIED, HybridRecurrentCell
-from .composite import BidirectionalCell
-from .sequence import _format_sequence, _mask_sequence_variable_length
+from .composite import BidirectionalCell, SequentialRNNCell
+from .sequence import _format_sequence, _get_begin_state, _mask_sequence_variable_length
 
-__all__ = ['DropoutCell', 'ModifierCell', 'ZoneoutCell', 'ResidualCell']
+__all__ = ['DropoutCell', 'ModifierCell', 'ZoneoutCell', 'ResidualCell',
+           'VariationalDropoutCell']
 
 
 class DropoutCell(HybridRecurrentCell):
@@ -202,3 +204,114 @@ class ResidualCell(ModifierCell):
         if merge_outputs:
             return F.elemwise_add(outputs, inputs), states
         return [F.elemwise_add(i, j) for i, j in zip(outputs, inputs)], states
+
+
+class VariationalDropoutCell(ModifierCell):
+    """Variational dropout (Gal and Ghahramani 2016, MXNet's
+    ``gluon.contrib.rnn.VariationalDropoutCell``): in training, one dropout mask per
+    sequence, drawn at the first step and reused at every later step, for each of the
+    inputs, the first state (``h``) and the outputs (three independent masks).
+
+    The masks are kept until :meth:`reset` (which :meth:`unroll` calls); when stepping
+    the cell by hand, call ``reset()`` between sequences.
+
+    Parameters
+    ----------
+    base_cell : RecurrentCell
+        The cell to modify (not bidirectional when ``drop_states`` is set).
+    drop_inputs : float, default 0.
+        Dropout rate of the inputs; no dropout when 0.
+    drop_states : float, default 0.
+        Dropout rate of the first state fed to the base cell; no dropout when 0.
+    drop_outputs : float, default 0.
+        Dropout rate of the outputs; no dropout when 0.
+
+    Examples
+    --------
+    >>> cell = mx.gluon.contrib.rnn.VariationalDropoutCell(mx.gluon.rnn.GRUCell(8),
+    ...                                                    drop_inputs=0.2, drop_outputs=0.3)
+    >>> cell.initialize()
+    >>> out, states = cell.unroll(3, mx.nd.ones((2, 3, 5)), merge_outputs=True)
+    >>> out.shape
+    (2, 3, 8)
+    """
+
+    def __init__(self, base_cell, drop_inputs=0., drop_states=0., drop_outputs=0.):
+        assert not drop_states or not isinstance(base_cell, BidirectionalCell), \
+            "BidirectionalCell doesn't support variational state dropout. " \
+            'Please add VariationalDropoutCell to the cells underneath instead.'
+        assert not drop_states or not isinstance(base_cell, SequentialRNNCell) \
+            or not getattr(base_cell, '_bidirectional', False), \
+            "Bidirectional SequentialRNNCell doesn't support variational state dropout. " \
+            'Please add VariationalDropoutCell to the cells underneath instead.'
+        super(VariationalDropoutCell, self).__init__(base_cell)
+        self.drop_inputs = drop_inputs
+        self.drop_states = drop_states
+        self.drop_outputs = drop_outputs
+        self.drop_inputs_mask = None
+        self.drop_states_mask = None
+        self.drop_outputs_mask = None
+
+    def _alias(self):
+        return 'vardrop'
+
+    def reset(self):
+        super(VariationalDropoutCell, self).reset()
+        self.drop_inputs_mask = None
+        self.drop_states_mask = None
+        self.drop_outputs_mask = None
+
+    def __repr__(self):
+        return '{name}(p_out = {p_out}, p_state = {p_state})'.format(
+            name=self.__class__.__name__, p_out=self.drop_outputs, p_state=self.drop_states)
+
+    @staticmethod
+    def _mask(F, like, rate):
+        # scaled keep-mask (0 or 1/(1-rate)) in training, ones outside it
+        return F.Dropout(F.ones_like(like), p=rate)
+
+    def hybrid_forward(self, F, inputs, states):
+        if self.drop_states and self.drop_states_mask is None:
+            self.drop_states_mask = self._mask(F, states[0], self.drop_states)
+        if self.drop_inputs and self.drop_inputs_mask is None:
+            self.drop_inputs_mask = self._mask(F, inputs, self.drop_inputs)
+        if self.drop_states:
+            states = list(states)
+            states[0] = states[0] * self.drop_states_mask
+        if self.drop_inputs:
+            inputs = inputs * self.drop_inputs_mask
+        output, next_states = self.base_cell(inputs, states)
+        if self.drop_outputs and self.drop_outputs_mask is None:
+            self.drop_outputs_mask = self._mask(F, output, self.drop_outputs)
+        if self.drop_outputs:
+            output = output * self.drop_outputs_mask
+        return output, next_states
+
+    def unroll(self, length, inputs, begin_state=None, layout='NTC', merge_outputs=None,
+               valid_length=None):
+        """Without state dropout, drop out the whole input and output sequences at once
+        (``Dropout`` with its mask shared along the time axis) around the base cell's
+        own unroll; with it, step through the sequence. Arguments and results as
+        :meth:`RecurrentCell.unroll`."""
+        if self.drop_states:
+            return super(VariationalDropoutCell, self).unroll(
+                length, inputs, begin_state=begin_state, layout=layout,
+                merge_outputs=merge_outputs, valid_length=valid_length)
+        self.reset()
+        inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, True)
+        states = _get_begin_state(self, F, begin_state, inputs, batch_size)
+        if self.drop_inputs:
+            inputs = F.Dropout(inputs, p=self.drop_inputs, axes=(axis,))
+        self.base_cell._modified = False
+        outputs, states = self.base_cell.unroll(length, inputs, states, layout,
+                                                merge_outputs=True, valid_length=valid_length)
+        self.base_cell._modified = True
+        if self.drop_outputs:
+            outputs = F.Dropout(outputs, p=self.drop_outputs, axes=(axis,))
+        if merge_outputs is None:
+            merge_outputs = isinstance(outputs, tensor_types)
+        outputs, _, _, _ = _format_sequence(length, outputs, layout, merge_outputs)
+        if valid_length is not None:
+            outputs = _mask_sequence_variable_length(F, outputs, length, valid_length, axis,
+                                                     merge_outputs)
+        return outputs, states
