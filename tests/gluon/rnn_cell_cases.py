@@ -114,3 +114,23 @@ def run_cell(mx, cell, params, x_ntc, begin_states, heads, layout, merge, valid_
     res.update({'grad_state%d' % k: s.grad.asnumpy() for k, s in enumerate(states or [])})
     res.update({'grad_param/' + name: p.grad().asnumpy() for name, p in params.items()})
     return res
+
+
+def symbolic_graph(mx, cell, valid_length):
+    """The names in the graph of a symbolic unroll (NTC, merged outputs)."""
+    with mx.name.NameManager():
+        vl = mx.sym.var('valid_length') if valid_length else None
+        out, states = cell.unroll(T, mx.sym.var('data'), merge_outputs=True,
+                                  valid_length=vl)
+        graph = mx.sym.Group([out] + list(states))
+    return {'outputs': graph.list_outputs(), 'arguments': graph.list_arguments(),
+            'internals': graph.get_internals().list_outputs()}
+
+
+def unroll_runs(specs):
+    """(case, layout, merge_outputs, with valid_length) for every reference unroll."""
+    return [(case, layout, merge, vl)
+            for case, spec in specs.items()
+            for layout in ('NTC', 'TNC')
+            for merge in (True, False)
+            for vl in ((False, True) if spec.get('vl') else (False,))]

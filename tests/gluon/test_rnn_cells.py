@@ -12,7 +12,7 @@ import symmod as mx
 from symmod.gluon import nn, rnn
 from symmod.test_utils import assert_almost_equal
 
-from rnn_cell_cases import build, run_cell, step_through
+from rnn_cell_cases import build, run_cell, step_through, symbolic_graph, unroll_runs
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'data',
                     'gluon_rnn_cells_reference.npz')
@@ -52,11 +52,7 @@ def run(cell, params, case, layout, merge, valid_length, given_states, step=Fals
                     VALID_LENGTH if valid_length else None, train, step)
 
 
-RUNS = [(case, layout, merge, vl)
-        for case, spec in SPECS.items()
-        for layout in ('NTC', 'TNC')
-        for merge in (True, False)
-        for vl in ((False, True) if spec.get('vl') else (False,))]
+RUNS = unroll_runs(SPECS)
 
 
 @pytest.mark.parametrize('case,layout,merge,vl', RUNS)
@@ -79,14 +75,10 @@ def test_symbolic_unroll_graph_names(case):
     """The graph of a symbolic unroll names its nodes and arguments as MXNet's."""
     spec = SPECS[case]
     cell = build(mx, spec)
-    with mx.name.NameManager():
-        vl = mx.sym.var('valid_length') if spec.get('vl') else None
-        out, states = cell.unroll(T, mx.sym.var('data'), merge_outputs=True,
-                                  valid_length=vl)
-        graph = mx.sym.Group([out] + list(states))
-    assert graph.list_outputs() == spec['graph']['outputs']
-    assert graph.list_arguments() == spec['graph']['arguments']
-    assert graph.get_internals().list_outputs() == spec['graph']['internals']
+    graph = symbolic_graph(mx, cell, spec.get('vl'))
+    assert graph['outputs'] == spec['graph']['outputs']
+    assert graph['arguments'] == spec['graph']['arguments']
+    assert graph['internals'] == spec['graph']['internals']
 
 
 # ---- shapes, names, state handling ---------------------------------------------------

@@ -13,7 +13,7 @@ from symmod.gluon import rnn
 from symmod.gluon.contrib.rnn import LSTMPCell, VariationalDropoutCell
 from symmod.test_utils import assert_almost_equal
 
-from rnn_cell_cases import run_cell
+from rnn_cell_cases import run_cell, symbolic_graph, unroll_runs
 from rnn_contrib_cases import build
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'data',
@@ -36,11 +36,7 @@ def reference_cell(case):
     return cell, params
 
 
-RUNS = [(case, layout, merge, vl)
-        for case, spec in SPECS.items()
-        for layout in ('NTC', 'TNC')
-        for merge in (True, False)
-        for vl in ((False, True) if spec.get('vl') else (False,))]
+RUNS = unroll_runs(SPECS)
 
 
 @pytest.mark.parametrize('case,layout,merge,vl', RUNS)
@@ -67,14 +63,10 @@ def test_unroll_and_gradients_against_mxnet(case, layout, merge, vl):
 def test_symbolic_unroll_graph_names(case):
     spec = SPECS[case]
     cell = build(mx, spec)
-    with mx.name.NameManager():
-        vl = mx.sym.var('valid_length') if spec.get('vl') else None
-        out, states = cell.unroll(T, mx.sym.var('data'), merge_outputs=True,
-                                  valid_length=vl)
-        graph = mx.sym.Group([out] + list(states))
-    assert graph.list_outputs() == spec['graph']['outputs']
-    assert graph.list_arguments() == spec['graph']['arguments']
-    assert graph.get_internals().list_outputs() == spec['graph']['internals']
+    graph = symbolic_graph(mx, cell, spec.get('vl'))
+    assert graph['outputs'] == spec['graph']['outputs']
+    assert graph['arguments'] == spec['graph']['arguments']
+    assert graph['internals'] == spec['graph']['internals']
 
 
 # ---- LSTMPCell -------------------------------------------------------------------------

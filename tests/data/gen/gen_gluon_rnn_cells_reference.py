@@ -27,18 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, '..', 'gluon_rnn_cells_reference.npz')
 sys.path.insert(0, os.path.join(HERE, '..', '..', 'gluon'))
 from rnn_cell_cases import (C, CASES, N, T, VALID_LENGTH, build,  # noqa: E402
-                            run_cell, step_through)
-
-
-def symbolic_graph(cell, valid_length):
-    """The names in the graph of a symbolic unroll (NTC, merged outputs)."""
-    with mx.name.NameManager():
-        vl = mx.sym.var('valid_length') if valid_length else None
-        out, states = cell.unroll(T, mx.sym.var('data'), merge_outputs=True,
-                                  valid_length=vl)
-        graph = mx.sym.Group([out] + list(states))
-    return {'outputs': graph.list_outputs(), 'arguments': graph.list_arguments(),
-            'internals': graph.get_internals().list_outputs()}
+                            run_cell, step_through, symbolic_graph)
 
 
 def main():
@@ -64,7 +53,7 @@ def main():
         spec = dict(spec, params=sorted(params.keys()), repr=repr(cell),
                     num_states=len(infos))
         if not spec.get('step'):
-            spec['graph'] = symbolic_graph(cell, spec.get('vl', False))
+            spec['graph'] = symbolic_graph(mx, cell, spec.get('vl', False))
         arrays[case + '/spec'] = np.array(json.dumps(spec))
         arrays[case + '/x'] = x_ntc
         for k, s in enumerate(states_np):

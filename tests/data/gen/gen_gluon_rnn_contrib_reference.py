@@ -21,19 +21,9 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, '..', 'gluon_rnn_contrib_reference.npz')
 sys.path.insert(0, os.path.join(HERE, '..', '..', 'gluon'))
-from rnn_cell_cases import C, N, T, VALID_LENGTH, run_cell  # noqa: E402
+from rnn_cell_cases import (C, N, T, VALID_LENGTH, run_cell,  # noqa: E402
+                            symbolic_graph)
 from rnn_contrib_cases import CASES, build  # noqa: E402
-
-
-def symbolic_graph(cell, valid_length):
-    """The names in the graph of a symbolic unroll (NTC, merged outputs)."""
-    with mx.name.NameManager():
-        vl = mx.sym.var('valid_length') if valid_length else None
-        out, states = cell.unroll(T, mx.sym.var('data'), merge_outputs=True,
-                                  valid_length=vl)
-        graph = mx.sym.Group([out] + list(states))
-    return {'outputs': graph.list_outputs(), 'arguments': graph.list_arguments(),
-            'internals': graph.get_internals().list_outputs()}
 
 
 def main():
@@ -56,7 +46,7 @@ def main():
         spec = dict(spec, params=sorted(params.keys()), repr=repr(cell),
                     num_states=len(infos),
                     shapes={name: list(p.shape) for name, p in params.items()},
-                    graph=symbolic_graph(cell, spec.get('vl', False)))
+                    graph=symbolic_graph(mx, cell, spec.get('vl', False)))
         arrays[case + '/spec'] = np.array(json.dumps(spec))
         arrays[case + '/x'] = x_ntc
         for k, s in enumerate(states_np):
