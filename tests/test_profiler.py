@@ -150,7 +150,9 @@ def test_default_mode_records_symbolic_only(trace_file, exe):
 
 
 def test_dump_is_valid_chrome_trace(trace_file, exe):
-    before_us = time.time() * 1e6
+    # the profiler stamps events with time.time_ns, the clock read here: whole-microsecond
+    # bounds (floor / ceil) are exact even after the float conversion of the trace's 'ts'
+    before_us = time.time_ns() // 1000
     profiler.set_state('run')
     _step(exe)
     domain = profiler.Domain('work')
@@ -161,7 +163,7 @@ def test_dump_is_valid_chrome_trace(trace_file, exe):
     domain.new_counter('n', 2).increment()
     domain.new_marker('m').mark('thread')
     profiler.set_state('stop')
-    after_us = time.time() * 1e6
+    after_us = -(-time.time_ns() // 1000)
     profiler.dump()
     with open(trace_file) as f:
         trace = json.load(f)

@@ -5,7 +5,9 @@ import time
 
 from ..base import MXNetError
 
-clock = time.perf_counter_ns
+# MXNet stamps profiler events with the system clock (microseconds since the epoch); one
+# clock for recording and for the trace's timestamps, so nothing drifts between them
+clock = time.time_ns
 
 
 class _Profiler:

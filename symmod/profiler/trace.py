@@ -3,7 +3,6 @@ import atexit
 import json
 import os
 import tempfile
-import time
 import warnings
 import zlib
 
@@ -11,12 +10,9 @@ from ..base import MXNetError
 from .aggregate import _fold
 from .state import _STATE, _check_process
 
-# perf_counter has no epoch; trace timestamps are microseconds since the epoch, as MXNet's
-_EPOCH_OFFSET_NS = time.time_ns() - time.perf_counter_ns()
-
-
 def _microseconds(ns):
-    return round((ns + _EPOCH_OFFSET_NS) / 1000.0, 3)
+    """Trace timestamps are microseconds since the epoch, as MXNet's (``clock`` is epoch-based)."""
+    return round(ns / 1000.0, 3)
 
 
 def _device(ctx):
