@@ -5,7 +5,11 @@ dtype; which entries need gradients; the forward schedule (topological order) an
 the backward schedule (reverse order, pruned to nodes on a path from an argument
 that wants a gradient); each gradient's write request (the first writer writes,
 later ones add); and a buffer for every intermediate value and gradient, placed
-in shared storage according to its lifetime. ``forward`` and ``backward`` then only
+in shared storage according to its lifetime. An input whose gradient is not
+wanted (request 'null': its argument's grad_req is 'null', or nothing it depends
+on needs a gradient) gets a *sink*, a scratch view that nothing reads, as MXNet
+hands kNullOp outputs a buffer: an operator's backward always sees one array of
+the input's shape per input and never the gradient array of a 'null' argument. ``forward`` and ``backward`` then only
 walk the step lists.
 """
 import numpy as np
@@ -18,6 +22,11 @@ from .memory import assign_storage, view
 __all__ = ['Plan']
 
 _FOREVER = float('inf')
+_ALIGN = 64
+
+
+def _aligned(nbytes):
+    return -(-nbytes // _ALIGN) * _ALIGN
 
 
 class Plan:
@@ -153,8 +162,10 @@ class Plan:
                 self._grad[key] = var_grad[id(node)]
 
         storage_of, sizes = assign_storage(buffers, aliases)
-        blocks = pool.back(sizes)
-        self.storage_bytes = sum(sizes)
+        sink_bytes = self._sink_bytes(bwd_order)
+        blocks = pool.back(sizes + [sink_bytes])
+        self._sink = blocks.pop()
+        self.storage_bytes = sum(sizes) + sink_bytes
         for (kind, key), storage in zip(keys, storage_of):
             array = view(blocks[storage], self.shape[key], self.dtype[key])
             (self._value if kind == 'value' else self._grad)[key] = array
@@ -227,6 +238,27 @@ class Plan:
                 first_write.setdefault(key, bwd_step[id(node)])
         return first_write
 
+    def _null_inputs(self, node):
+        """(argument index, value key) of the inputs of ``node`` that get no gradient."""
+        return [(j, (id(c), i)) for j, (c, i) in enumerate(node.inputs[:node.num_arguments()])
+                if self.grad_req[(id(node), j)] == 'null']
+
+    def _sink_bytes(self, bwd_order):
+        """Bytes of the sink: the most any one backward step needs for the inputs it gives
+        no gradient, each in its own aligned slot (one step may read what it wrote)."""
+        most = 0
+        for node in bwd_order:
+            most = max(most, sum(_aligned(self._nbytes(k)) for _, k in self._null_inputs(node)))
+        return most
+
+    def _sink_views(self, node):
+        """Sink views standing for the gradients of ``node``'s 'null' inputs."""
+        views, offset = {}, 0
+        for j, key in self._null_inputs(node):
+            views[j] = view(self._sink[offset:], self.shape[key], self.dtype[key])
+            offset += _aligned(self._nbytes(key))
+        return views
+
     def _nbytes(self, key):
         return int(np.prod(self.shape[key], dtype=np.int64)) * self.dtype[key].itemsize
 
@@ -248,7 +280,8 @@ class Plan:
             outs = [self._value[(id(node), i)] for i in range(node.num_outputs())]
             out_grad = [self._grad[(id(node), i)] for i in range(node.num_visible_outputs())]
             reqs = [self.grad_req[(id(node), j)] for j in range(n_args)]
-            in_grad = [self._grad.get((id(c), i)) if r != 'null' else None
-                       for (c, i), r in zip(node.inputs[:n_args], reqs)]
+            sinks = self._sink_views(node)
+            in_grad = [self._grad[(id(c), i)] if r != 'null' else sinks[j]
+                       for j, ((c, i), r) in enumerate(zip(node.inputs[:n_args], reqs))]
             self.backward_steps.append((op, reqs, out_grad, ins[:n_args], outs, in_grad,
                                         ins[n_args:], node))

@@ -1,0 +1,217 @@
+"""grad_req 'null' at the executor, for every registered operator.
+
+For each operator and each of its inputs in turn, the graph is bound with that input's
+grad_req 'null' and the others 'write': backward must run, leave the 'null' input's
+gradient array untouched, give the other inputs the gradients an all-'write' binding
+gives, and (operators honouring the request) not even write into the scratch the
+executor hands it for the 'null' input.
+
+An operator the default sample (one (2, 3) float64 array per argument, default
+parameters) cannot build needs an entry in ``SAMPLES``.
+"""
+import numpy as np
+import pytest
+
+import symmod as mx
+from symmod.ops import registry
+
+SENTINEL = 7.25
+SINK_BYTE = 0xAB
+
+
+def _spd(n=3, batch=()):
+    rng = np.random.RandomState(3)
+    a = rng.uniform(-1, 1, batch + (n, n))
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+def _lower(n=3):
+    return np.tril(np.random.RandomState(4).uniform(0.5, 1.5, (n, n))) + np.eye(n)
+
+
+# op: (parameters, inputs); an input is a shape (uniform values in [0.5, 1.5)) or an array
+SAMPLES = {
+    'Activation': ({'act_type': 'tanh'}, [(2, 3)]),
+    'BatchNorm': ({}, [(2, 3, 2), (3,), (3,)]),
+    'BatchNorm_v1': ({}, [(2, 3, 2), (3,), (3,)]),
+    'Cast': ({'dtype': 'float64'}, [(2, 3)]),
+    'Concat': ({'num_args': 2}, [(2, 3), (2, 2)]),
+    'Convolution': ({'kernel': (2,), 'num_filter': 2}, [(1, 2, 4), (2, 2, 2), (2,)]),
+    'Convolution_v1': ({'kernel': (2, 2), 'num_filter': 2},
+                       [(1, 2, 3, 3), (2, 2, 2, 2), (2,)]),
+    'Deconvolution': ({'kernel': (2,), 'num_filter': 2, 'no_bias': False},
+                      [(1, 2, 3), (2, 2, 2), (2,)]),
+    'Embedding': ({'input_dim': 4, 'output_dim': 3}, [np.array([0., 3., 1.]), (4, 3)]),
+    'FullyConnected': ({'num_hidden': 2}, [(2, 3), (2, 3), (2,)]),
+    'GroupNorm': ({'num_groups': 1}, [(2, 3, 2), (1,), (1,)]),
+    'InstanceNorm': ({}, [(2, 3, 2), (3,), (3,)]),
+    'LRN': ({'nsize': 3}, [(1, 3, 2, 2)]),
+    'LayerNorm': ({}, [(2, 3), (3,), (3,)]),
+    'Pad': ({'mode': 'edge', 'pad_width': (0, 0, 0, 0, 1, 1, 1, 1)}, [(1, 1, 2, 2)]),
+    'Pooling': ({'kernel': (2,)}, [(1, 2, 4)]),
+    'Pooling_v1': ({'kernel': (2, 2)}, [(1, 2, 3, 3)]),
+    'RNN': ({'state_size': 2, 'num_layers': 1, 'mode': 'rnn_tanh'},
+            [(3, 2, 2), (12,), (1, 2, 2)]),
+    'Reshape': ({'shape': (3, 2)}, [(2, 3)]),
+    'SliceChannel': ({'num_outputs': 3}, [(2, 3)]),
+    'UpSampling': ({'scale': 2, 'sample_type': 'nearest', 'num_args': 1}, [(1, 1, 2, 2)]),
+    '_linalg_det': ({}, [_spd()]),
+    '_linalg_extractdiag': ({}, [(3, 3)]),
+    '_linalg_extracttrian': ({}, [(3, 3)]),
+    '_linalg_gemm': ({}, [(2, 3), (3, 2), (2, 2)]),
+    '_linalg_gemm2': ({}, [(2, 3), (3, 2)]),
+    '_linalg_inverse': ({}, [_spd()]),
+    '_linalg_potrf': ({}, [_spd()]),
+    '_linalg_potri': ({}, [_lower()]),
+    '_linalg_slogdet': ({}, [_spd()]),
+    '_linalg_sumlogdiag': ({}, [_spd()]),
+    '_linalg_syevd': ({}, [_spd() + np.diag([0., 1., 2.])]),
+    '_linalg_trmm': ({}, [_lower(), (3, 2)]),
+    '_linalg_trsm': ({}, [_lower(), (3, 2)]),
+    '_rnn_param_concat': ({'num_args': 2, 'dim': 0}, [(2, 3), (1, 3)]),
+    'add_n': ({'num_args': 3}, [(2, 3), (2, 3), (2, 3)]),
+    'batch_dot': ({}, [(2, 2, 3), (2, 3, 2)]),
+    'batch_take': ({}, [(2, 3), np.array([2, 0], np.int32)]),
+    'broadcast_to': ({'shape': (2, 3)}, [(1, 3)]),
+    'clip': ({'a_min': 0.8, 'a_max': 1.2}, [(2, 3)]),
+    'depth_to_space': ({'block_size': 2}, [(1, 4, 1, 2)]),
+    'dot': ({}, [(2, 3), (3, 2)]),
+    'expand_dims': ({'axis': 1}, [(2, 3)]),
+    'one_hot': ({'depth': 3}, [np.array([0., 2.])]),
+    'pick': ({'axis': 1}, [(2, 3), np.array([2., 0.])]),
+    'repeat': ({'repeats': 2}, [(2, 3)]),
+    'reverse': ({'axis': 1}, [(2, 3)]),
+    'scatter_nd': ({'shape': (3, 2)}, [(2,), np.array([[0., 2.], [1., 0.]])]),
+    'slice': ({'begin': (0, 1), 'end': (2, 3)}, [(2, 3)]),
+    'slice_axis': ({'axis': 1, 'begin': 0, 'end': 2}, [(2, 3)]),
+    'softmax_cross_entropy': ({}, [(2, 3), np.array([2., 0.])]),
+    'space_to_depth': ({'block_size': 2}, [(1, 1, 2, 4)]),
+    'stack': ({'num_args': 2}, [(2, 3), (2, 3)]),
+    'tile': ({'reps': (2, 1)}, [(2, 3)]),
+    'gather_nd': ({}, [(2, 3), np.array([[1., 0.], [2., 1.]])]),
+    'take': ({}, [(3, 2), np.array([2., 0.])]),
+    'where': ({}, [np.array([[1., 0., 1.], [0., 0., 1.]]), (2, 3), (2, 3)]),
+    'SequenceLast': ({'use_sequence_length': True}, [(3, 2, 2), np.array([1., 3.])]),
+    'SequenceMask': ({'use_sequence_length': True}, [(3, 2, 2), np.array([1., 3.])]),
+    'SequenceReverse': ({'use_sequence_length': True}, [(3, 2, 2), np.array([1., 3.])]),
+    'SoftmaxOutput': ({}, [(2, 3), np.array([2., 0.])]),
+    'Custom': ({'op_type': 'grad_req_null_scale'}, [(2, 3), (2, 3)]),
+}
+# operators without array arguments have no gradient to test
+NO_ARGUMENTS = {'_arange', '_eye', '_full', '_ones', '_zeros', '_zeros_without_dtype'}
+# inputs MXNet refuses a gradient for at bind (always 'null'); None: the operator has no
+# gradient at all, only an all-'null' binding (forward) is possible
+NEVER_GRAD = {'Embedding': {0}, 'softmax_cross_entropy': {1}, 'argmax_channel': None,
+              'batch_take': None}
+
+
+def _register_custom():
+    if 'grad_req_null_scale' in mx.operator.get_all_registered_operators():
+        return
+
+    class Scale(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            self.assign(out_data[0], req[0], in_data[0] * in_data[1])
+
+        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+            self.assign(in_grad[0], req[0], out_grad[0] * in_data[1])
+            self.assign(in_grad[1], req[1], out_grad[0] * in_data[0])
+
+    @mx.operator.register('grad_req_null_scale')
+    class ScaleProp(mx.operator.CustomOpProp):  # pylint: disable=unused-variable
+        def list_arguments(self):
+            return ['a', 'b']
+
+        def infer_shape(self, in_shape):
+            return in_shape, [in_shape[0]], []
+
+        def create_operator(self, ctx, shapes, dtypes):
+            return Scale()
+
+
+def _canonical_names():
+    return sorted({registry.get(n).name for n in registry.list_operators()} - NO_ARGUMENTS)
+
+
+def _sample(name):
+    cls = registry.get(name)
+    if name in SAMPLES:
+        params, inputs = SAMPLES[name]
+    else:
+        params, inputs = {}, [(2, 3)] * len(cls({}).list_arguments())
+    rng = np.random.RandomState(0)
+    arrays = [x if isinstance(x, np.ndarray) else rng.uniform(0.5, 1.5, x) for x in inputs]
+    return params, arrays
+
+
+def _bind(name, params, arrays, reqs):
+    names = ['in%d' % i for i in range(len(arrays))]
+    sym = getattr(mx.sym, name)(*[mx.sym.var(n) for n in names], **params)
+    args = {n: mx.nd.array(a, dtype=a.dtype) for n, a in zip(names, arrays)}
+    grads = {n: mx.nd.full(a.shape, SENTINEL, dtype=a.dtype) for n, a in zip(names, arrays)}
+    shapes = {n: a.shape for n, a in zip(names, arrays)}
+    _, _, aux_shapes = sym.infer_shape(**shapes)
+    aux = [mx.nd.ones(s, dtype=np.float64) for s in aux_shapes]
+    exe = sym.bind(mx.cpu(), args, args_grad=grads, grad_req=dict(zip(names, reqs)),
+                   aux_states=aux)
+    exe.forward(is_train=True)
+    exe._plan._sink[...] = SINK_BYTE      # pylint: disable=protected-access
+    heads = [mx.nd.array(np.linspace(0.5, 1.5, o.size).reshape(o.shape), dtype=o.dtype)
+             for o in exe.outputs]
+    exe.backward(heads)
+    return exe, [grads[n].asnumpy() for n in names]
+
+
+@pytest.mark.parametrize('name', _canonical_names())
+def test_null_input_gradient_is_never_written(name):
+    if name == 'Custom':
+        _register_custom()
+    params, arrays = _sample(name)
+    never = NEVER_GRAD.get(name, set())
+    if never is None:
+        never = set(range(len(arrays)))
+    base = ['null' if i in never else 'write' for i in range(len(arrays))]
+    try:
+        _, reference = _bind(name, params, arrays, base)
+    except mx.MXNetError as err:
+        pytest.fail('%s cannot be bound from its sample (%s): add an entry to SAMPLES'
+                    % (name, err))
+    for i in never:
+        assert (reference[i] == arrays[i].dtype.type(SENTINEL)).all(), (name, i)
+    for null in sorted(set(range(len(arrays))) - never):
+        reqs = list(base)
+        reqs[null] = 'null'
+        exe, grads = _bind(name, params, arrays, reqs)
+        assert (grads[null] == arrays[null].dtype.type(SENTINEL)).all(), \
+            '%s wrote the gradient of input %d (grad_req null)' % (name, null)
+        for i, (got, want) in enumerate(zip(grads, reference)):
+            if i != null:
+                np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12,
+                                           err_msg='%s input %d' % (name, i))
+        sink = exe._plan._sink      # pylint: disable=protected-access
+        assert (sink == SINK_BYTE).all(), \
+            '%s backward wrote into input %d although its request is null' % (name, null)
+
+
+def test_samples_name_registered_operators():
+    unknown = sorted((set(SAMPLES) | NO_ARGUMENTS) - set(registry.list_operators()))
+    assert not unknown, unknown
+
+
+def test_module_with_label_broadcast_in_loss():
+    """Module binds labels with grad_req 'null'; a loss broadcasting the label used to
+    crash in backward (the label gradient was None)."""
+    data, label = mx.sym.var('data'), mx.sym.var('softmax_label')
+    fc = mx.sym.FullyConnected(data, num_hidden=3, name='fc')
+    loss = mx.sym.MakeLoss(mx.sym.sum(mx.sym.square(mx.sym.broadcast_sub(fc, label))))
+    mod = mx.mod.Module(loss, data_names=['data'], label_names=['softmax_label'])
+    mod.bind(data_shapes=[('data', (4, 2))], label_shapes=[('softmax_label', (4, 1))])
+    mod.init_params(mx.init.Constant(0.5))
+    x = np.array([[1., 2.], [0., 1.], [3., 1.], [1., 1.]])
+    y = np.array([[0.], [2.], [0.], [1.]])
+    mod.forward(mx.io.DataBatch([mx.nd.array(x)], [mx.nd.array(y)]), is_train=True)
+    mod.backward()
+    grad = mod._exec_group.grad_arrays[0][0].asnumpy()  # pylint: disable=protected-access
+    # weights 0.5, bias 0 (Constant initialises weights only)
+    expected = (2 * (x @ np.full((2, 3), 0.5) - y)).T @ x
+    np.testing.assert_allclose(grad, expected, rtol=1e-6)
