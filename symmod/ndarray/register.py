@@ -129,8 +129,8 @@ def make_function(func_name, op_cls):
                 nd_args.append(a)
             else:
                 extra.append(a)
-        while nd_args and nd_args[-1] is None:
-            nd_args.pop()
+        # inputs given as None are skipped, as in MXNet's generated functions
+        nd_args = [a for a in nd_args if a is not None]
         if extra:
             if op_cls.key_var_num_args:
                 raise TypeError('%s: positional arguments must be NDArrays, found %s'

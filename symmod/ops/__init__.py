@@ -30,3 +30,4 @@ from . import deconv
 from . import upsampling
 from . import sorting
 from . import legacy
+from . import ctc

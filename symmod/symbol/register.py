@@ -89,8 +89,16 @@ def make_function(func_name, op_cls):
     hint = func_name.lower()
 
     def function(*args, name=None, attr=None, out=None, **kwargs):
-        sym_args = [a for a in args if isinstance(a, Symbol)]
-        extra = [a for a in args if not isinstance(a, Symbol)]
+        # leading Symbols (and Nones: inputs not given, skipped as MXNet does) are the
+        # array inputs; the rest are parameters in declaration order
+        sym_args, extra = [], []
+        for a in args:
+            if extra or not (a is None or isinstance(a, Symbol)):
+                extra.append(a)
+            elif a is not None:
+                sym_args.append(a)
+        sym_args += [a for a in extra if isinstance(a, Symbol)]
+        extra = [a for a in extra if not isinstance(a, Symbol)]
         sym_kwargs = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
         params = {k: v for k, v in kwargs.items() if not isinstance(v, Symbol)}
         if extra:

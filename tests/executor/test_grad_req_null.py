@@ -34,6 +34,7 @@ SAMPLES = {
     'Activation': ({'act_type': 'tanh'}, [(2, 3)]),
     'BatchNorm': ({}, [(2, 3, 2), (3,), (3,)]),
     'BatchNorm_v1': ({}, [(2, 3, 2), (3,), (3,)]),
+    'CTCLoss': ({}, [(4, 2, 3), np.array([[1., 2.], [2., 0.]])]),
     'Cast': ({'dtype': 'float64'}, [(2, 3)]),
     'Concat': ({'num_args': 2}, [(2, 3), (2, 2)]),
     'Convolution': ({'kernel': (2,), 'num_filter': 2}, [(1, 2, 4), (2, 2, 2), (2,)]),

@@ -1,61 +1,12 @@
-"""Loss functions as HybridBlocks: each returns one loss value per sample.
+"""Losses comparing a prediction with a label element by element (L1, L2, cross-entropies,
+Huber, hinges, logistic, KL divergence, Poisson): each returns one value per sample."""
+import math
 
-Every loss takes ``pred``, ``label`` and an optional ``sample_weight`` (broadcast
-against the elementwise loss), multiplies by the global ``weight`` when given, and
-averages over all axes except ``batch_axis``.
-"""
-from .. import ndarray
-from ..base import numeric_types
-from .hybrid_block import HybridBlock
+from .base import Loss, _apply_weighting, _reshape_like
 
-__all__ = ['Loss', 'L2Loss', 'L1Loss', 'SoftmaxCrossEntropyLoss', 'SoftmaxCELoss',
+__all__ = ['L2Loss', 'L1Loss', 'SoftmaxCrossEntropyLoss', 'SoftmaxCELoss',
            'SigmoidBinaryCrossEntropyLoss', 'SigmoidBCELoss', 'HuberLoss', 'HingeLoss',
-           'SquaredHingeLoss', 'LogisticLoss', 'KLDivLoss']
-
-
-def _apply_weighting(F, loss, weight=None, sample_weight=None):
-    """Multiply by ``sample_weight`` (broadcast) and the scalar ``weight``."""
-    if sample_weight is not None:
-        loss = F.broadcast_mul(loss, sample_weight)
-    if weight is not None:
-        assert isinstance(weight, numeric_types), 'weight must be a number'
-        loss = loss * weight
-    return loss
-
-
-def _reshape_like(F, x, y):
-    """``x`` reshaped to ``y``'s shape."""
-    if F is ndarray:
-        return x.reshape(y.shape)
-    return F.reshape_like(x, y)
-
-
-class Loss(HybridBlock):
-    """Base class of the losses.
-
-    Parameters
-    ----------
-    weight : float or None
-        Global scalar weight of the loss.
-    batch_axis : int
-        The axis of the samples (kept; the others are averaged).
-    """
-
-    def __init__(self, weight, batch_axis, **kwargs):
-        super().__init__(**kwargs)
-        self._weight = weight
-        self._batch_axis = batch_axis
-
-    def __repr__(self):
-        return '{name}(batch_axis={axis}, w={weight})'.format(
-            name=self.__class__.__name__, axis=self._batch_axis, weight=self._weight)
-
-    def _mean(self, F, loss):
-        return F.mean(loss, axis=self._batch_axis, exclude=True)
-
-    def _weighted_mean(self, F, loss, sample_weight):
-        """The elementwise ``loss`` weighted, then averaged over the non-batch axes."""
-        return self._mean(F, _apply_weighting(F, loss, self._weight, sample_weight))
+           'SquaredHingeLoss', 'LogisticLoss', 'KLDivLoss', 'PoissonNLLLoss']
 
 
 class L2Loss(Loss):
@@ -277,3 +228,51 @@ class LogisticLoss(Loss):
         loss = F.relu(pred) - pred * label + \
             F.Activation(-F.abs(pred), act_type='softrelu')
         return self._weighted_mean(F, loss, sample_weight)
+
+
+class PoissonNLLLoss(Loss):
+    r"""Negative log-likelihood of ``target`` counts under a Poisson distribution whose
+    rate is ``pred``: :math:`L = pred - target \log(pred + \epsilon)`, or
+    :math:`\exp(pred) - target \cdot pred` when ``pred`` is the log-rate
+    (``from_logits``). Unlike the other losses it returns the mean over *all* elements,
+    shape (1,).
+
+    Parameters
+    ----------
+    weight : float, optional
+        Global scalar weight.
+    from_logits : bool, default True
+        ``pred`` holds the log of the rate.
+    batch_axis : int, default 0
+        The sample axis (kept for the signature; the result is one number).
+    compute_full : bool, default False
+        Add Stirling's approximation of :math:`\log(target!)`,
+        :math:`target \log(target) - target + \frac{1}{2}\log(2\pi \cdot target)`, for
+        targets above 1 (MXNet's result for a zero target is NaN; here the term is 0).
+
+    Examples
+    --------
+    >>> loss = mx.gluon.loss.PoissonNLLLoss()
+    >>> loss(mx.nd.array([[0., 0.]]), mx.nd.array([[1., 3.]])).asnumpy()   # exp(0) - t * 0
+    array([1.], dtype=float32)
+    """
+
+    def __init__(self, weight=None, from_logits=True, batch_axis=0, compute_full=False,
+                 **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self._from_logits = from_logits
+        self._compute_full = compute_full
+
+    def hybrid_forward(self, F, pred, target, sample_weight=None, epsilon=1e-08):
+        target = _reshape_like(F, target, pred)
+        if self._from_logits:
+            loss = F.exp(pred) - target * pred
+        else:
+            loss = pred - target * F.log(pred + epsilon)
+        if self._compute_full:
+            above_one = target > 1
+            safe = F.where(above_one, target, F.ones_like(target))
+            stirling = safe * F.log(safe) - safe + 0.5 * F.log(2 * math.pi * safe)
+            loss = loss + stirling * above_one
+        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        return F.mean(loss)
