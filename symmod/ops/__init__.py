@@ -31,3 +31,8 @@ from . import upsampling
 from . import sorting
 from . import legacy
 from . import ctc
+from . import sampling
+from . import crop
+from . import roi
+from . import correlation
+from . import heads

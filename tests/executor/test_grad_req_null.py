@@ -97,6 +97,17 @@ SAMPLES = {
     'SequenceReverse': ({'use_sequence_length': True}, [(3, 2, 2), np.array([1., 3.])]),
     'SoftmaxOutput': ({}, [(2, 3), np.array([2., 0.])]),
     'Custom': ({'op_type': 'grad_req_null_scale'}, [(2, 3), (2, 3)]),
+    'GridGenerator': ({'transform_type': 'affine', 'target_shape': (2, 2)}, [(1, 6)]),
+    'BilinearSampler': ({}, [(1, 2, 3, 3), np.full((1, 2, 2, 2), 0.3)]),
+    'SpatialTransformer': ({'target_shape': (2, 2), 'transform_type': 'affine',
+                            'sampler_type': 'bilinear'},
+                           [(1, 2, 3, 3), np.array([[0.9, 0.1, 0.1, 0.0, 0.8, 0.1]])]),
+    'Crop': ({'num_args': 2}, [(1, 1, 3, 3), (1, 1, 2, 2)]),
+    'ROIPooling': ({'pooled_size': (1, 1), 'spatial_scale': 1.0},
+                   [(1, 1, 3, 3), np.array([[0., 0., 0., 2., 2.]])]),
+    'Correlation': ({}, [(1, 1, 3, 3), (1, 1, 3, 3)]),
+    'SVMOutput': ({}, [(2, 3), np.array([2., 0.])]),
+    'IdentityAttachKLSparseReg': ({}, [(2, 3)]),
 }
 # operators without array arguments have no gradient to test
 NO_ARGUMENTS = {'_arange', '_eye', '_full', '_ones', '_zeros', '_zeros_without_dtype'}

@@ -38,6 +38,14 @@ def case_names(filename, ops):
     return [n for n in names if case_meta(filename, n)['op'] in ops]
 
 
+def symbol_function(op):
+    """``mx.sym.<op>``; a dotted ``op`` ('contrib.box_nms') names a sub-namespace."""
+    func = mx.sym
+    for part in op.split('.'):
+        func = getattr(func, part)
+    return func
+
+
 def replay(filename, name, rtol, atol, outputs=None):
     """Replay case ``name`` and assert symmod matches MXNet; returns the executor.
 
@@ -49,7 +57,7 @@ def replay(filename, name, rtol, atol, outputs=None):
     """
     arrays, meta = load(filename), case_meta(filename, name)
     variables = {n: mx.sym.Variable(n) for n in meta['args']}
-    sym = getattr(mx.sym, meta['op'])(**variables, **meta['params'], name='op')
+    sym = symbol_function(meta['op'])(**variables, **meta['params'], name='op')
     assert sym.list_arguments() == meta['args']
     given = {n: arrays['%s/arg/%s' % (name, n)] for n in meta['args']}
     args = {n: mx.nd.array(a, dtype=a.dtype) for n, a in given.items()}

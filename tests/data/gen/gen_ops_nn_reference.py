@@ -12,13 +12,12 @@ the inputs ``<case>/arg/<name>`` and ``<case>/aux/<name>``, the head gradients
 ``<case>/grad/<name>`` (input gradients, when the case runs backward) and
 ``<case>/aux_after/<name>`` (auxiliary states after forward and backward).
 """
-import json
 import os
 
-import mxnet as mx
 import numpy as np
 
 from reference_npz import write_cases
+import symbolic_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, '..', 'ops_nn_reference.npz')
@@ -140,48 +139,10 @@ def build_cases():
 
 
 def run(c):
-    names = list(c['args'])
-    variables = {n: mx.sym.Variable(n) for n in names}
-    sym = getattr(mx.sym, c['op'])(**variables, **c['params'], name='op')
-    arg_names = sym.list_arguments()
-    aux_names = sym.list_auxiliary_states()
-
-    def short(n):
-        return n[3:] if n.startswith('op_') else n
-
-    args = {n: mx.nd.array(c['args'][short(n)], dtype=c['args'][short(n)].dtype)
-            for n in arg_names}
-    grads = {n: mx.nd.zeros(args[n].shape, dtype=args[n].dtype) for n in arg_names}
-    reqs = {n: ('null' if short(n) in c['no_grad'] or not c['backward'] else 'write')
-            for n in arg_names}
-    aux = {n: mx.nd.array(c['aux'][short(n)]) for n in aux_names}
-    ex = sym.bind(mx.cpu(), args=args, args_grad=grads, grad_req=reqs, aux_states=aux)
-    outs = [o.asnumpy() for o in ex.forward(is_train=c['is_train'])]
-    record = {}
-    ograds = []
-    if c['backward']:
-        for i, o in enumerate(outs):
-            zero = c['op'] == 'BatchNorm' and i > 0
-            ograds.append(np.zeros_like(o) if zero else randn(*o.shape))
-        ex.backward([mx.nd.array(g) for g in ograds])
-    mx.nd.waitall()
-    key = c['name']
-    meta = {'op': c['op'], 'params': {k: str(v) for k, v in c['params'].items()},
-            'args': [short(n) for n in arg_names], 'aux': [short(n) for n in aux_names],
-            'is_train': c['is_train'], 'backward': c['backward'], 'no_grad': c['no_grad']}
-    record[key + '/meta'] = np.array(json.dumps(meta))
-    for n in arg_names:
-        record['%s/arg/%s' % (key, short(n))] = c['args'][short(n)]
-        if reqs[n] == 'write':
-            record['%s/grad/%s' % (key, short(n))] = ex.grad_dict[n].asnumpy()
-    for n in aux_names:
-        record['%s/aux/%s' % (key, short(n))] = c['aux'][short(n)]
-        record['%s/aux_after/%s' % (key, short(n))] = ex.aux_dict[n].asnumpy()
-    for i, o in enumerate(outs):
-        record['%s/out/%d' % (key, i)] = o
-    for i, g in enumerate(ograds):
-        record['%s/ograd/%d' % (key, i)] = g
-    return record
+    def make_ograd(i, out):
+        zero = c['op'] == 'BatchNorm' and i > 0
+        return np.zeros_like(out) if zero else randn(*out.shape)
+    return symbolic_cases.run(c, make_ograd)
 
 
 def main():
