@@ -14,12 +14,17 @@ _os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
 from .base import MXNetError
 from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import base
+from . import engine
+from . import util
+from .util import (is_np_shape, set_np_shape, np_shape, use_np_shape, is_np_array, np_array,
+                   use_np_array, use_np)
 from . import context
 from . import ops
 from . import ndarray
 from . import ndarray as nd
 from . import autograd
 from . import random
+from . import random as rnd
 from . import name
 from . import attribute
 from .attribute import AttrScope
@@ -31,12 +36,14 @@ from . import test_utils
 from . import io
 from . import recordio
 from . import image
+from . import image as img
 from . import metric
 from . import initializer
 from . import initializer as init
 from . import callback
 from . import model
 from . import monitor
+from . import monitor as mon
 from .monitor import Monitor
 from . import module
 from . import module as mod
@@ -52,3 +59,4 @@ from . import runtime
 from . import executor_manager
 from . import visualization as viz
 from . import profiler
+from . import contrib

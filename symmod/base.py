@@ -1,11 +1,14 @@
-"""Shared basics: the error type, and parsing of the string attributes that
-symbols store (MXNet keeps every operator parameter as its Python ``str()``)."""
+"""Shared basics: the error type, the small helpers ``mxnet.base`` exports, and parsing of
+the string attributes that symbols store (MXNet keeps every operator parameter as its
+Python ``str()``)."""
 import ast
+import os
 
 import numpy as np
 
-__all__ = ['MXNetError', 'string_types', 'numeric_types', 'integer_types',
-           'parse_bool', 'parse_int', 'parse_float', 'parse_tuple', 'parse_optional',
+__all__ = ['MXNetError', 'NotImplementedForSymbol', 'NotSupportedForSparseNDArray',
+           'string_types', 'numeric_types', 'integer_types', 'mx_real_t', 'py_str',
+           'data_dir', 'data_dir_default', 'parse_bool', 'parse_int', 'parse_float', 'parse_tuple', 'parse_optional',
            'parse_dtype', 'attr_str']
 
 string_types = (str,)
@@ -13,8 +16,61 @@ numeric_types = (float, int, np.generic)
 integer_types = (int, np.integer)
 
 
-class MXNetError(Exception):
-    """Error raised by symmod where MXNet raises ``mxnet.base.MXNetError``."""
+mx_real_t = np.float32
+
+
+class MXNetError(RuntimeError):
+    """Error raised by symmod where MXNet raises ``mxnet.base.MXNetError`` (a RuntimeError)."""
+
+
+class NotImplementedForSymbol(MXNetError):
+    """An NDArray-only function was called with a Symbol."""
+
+    def __init__(self, function, alias=None, *args):
+        super().__init__()
+        self.function = getattr(function, '__name__', function)
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self):
+        msg = 'Function %s' % self.function
+        if self.alias:
+            msg += ' (namely operator "%s")' % self.alias
+        if self.args:
+            msg += ' with arguments (%s)' % ', '.join(self.args)
+        return msg + ' is not implemented for Symbol and only available in NDArray.'
+
+
+class NotSupportedForSparseNDArray(NotImplementedForSymbol):
+    """A dense-only function was called with a sparse array."""
+
+    def __str__(self):
+        return super().__str__().replace('is not implemented for Symbol',
+                                         'is not supported for SparseNDArray')
+
+
+def py_str(data):
+    """Decode UTF-8 bytes to str (what C strings become in Python)."""
+    return data.decode('utf-8')
+
+
+def _as_list(obj):
+    """``obj`` itself if it is a list or tuple, otherwise ``[obj]``."""
+    if isinstance(obj, (list, tuple)):
+        return obj
+    return [obj]
+
+
+def data_dir_default():
+    """The default data directory: ``%APPDATA%/mxnet`` on Windows, ``~/.mxnet`` elsewhere."""
+    if os.name == 'nt':
+        return os.path.join(os.environ.get('APPDATA', ''), 'mxnet')
+    return os.path.join(os.path.expanduser('~'), '.mxnet')
+
+
+def data_dir():
+    """Where downloads and model files live: ``$MXNET_HOME`` or :func:`data_dir_default`."""
+    return os.getenv('MXNET_HOME', data_dir_default())
 
 
 class _NullType:

@@ -1,10 +1,29 @@
 """Device contexts: ``mx.cpu()``, ``mx.gpu()``, ``with ctx:`` scoping."""
 import threading
+import warnings
 
 __all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context', 'num_gpus']
 
 
-class Context:
+_DEPRECATED = ('Context.default_ctx has been deprecated. Please use Context.current_context() '
+               'instead. Please use test_utils.set_default_context to set a default context')
+
+
+class _ContextMeta(type):
+    """Gives ``Context`` the class-level property ``default_ctx`` MXNet has."""
+
+    @property
+    def default_ctx(cls):
+        warnings.warn(_DEPRECATED, DeprecationWarning)
+        return current_context()
+
+    @default_ctx.setter
+    def default_ctx(cls, value):
+        warnings.warn(_DEPRECATED, DeprecationWarning)
+        Context._default_ctx.value = value
+
+
+class Context(metaclass=_ContextMeta):
     """A device on which arrays live and operators run.
 
     Parameters
@@ -67,6 +86,16 @@ class Context:
 
     def empty_cache(self):
         """Release cached device memory (a no-op for CPU contexts)."""
+
+    @property
+    def default_ctx(self):
+        """Deprecated: the current default context (use :func:`current_context`)."""
+        return type(self).default_ctx
+
+    @staticmethod
+    def current_context():
+        """The context of the innermost ``with ctx:`` block, else ``cpu(0)``."""
+        return current_context()
 
 
 def cpu(device_id=0):

@@ -13,6 +13,7 @@ from . import loss
 from . import utils
 from . import data
 from . import contrib
+from . import model_zoo
 
 __all__ = ['DeferredInitializationError', 'Parameter', 'Constant', 'ParameterDict',
            'tensor_types', 'Block', 'HybridBlock', 'SymbolBlock', 'nn', 'Trainer', 'loss',

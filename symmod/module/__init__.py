@@ -5,3 +5,4 @@ from .module import Module
 from .bucketing_module import BucketingModule
 from .sequential_module import SequentialModule
 from .python_module import PythonModule, PythonLossModule
+from . import executor_group  # noqa: E402,F401  (MXNet's module path of the group)

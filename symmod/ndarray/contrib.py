@@ -1,10 +1,9 @@
-"""``mx.nd.contrib``: the contrib update operators of MXNet 1.9.1 that symmod provides.
+"""``mx.nd.contrib``: the registered operators named ``_contrib_<name>``, as ``<name>``,
+and the contrib optimizer updates.
 
 MXNet files AdamW's fused updates here (``mx.nd.contrib.adamw_update``,
 ``mx.nd.contrib.mp_adamw_update``); symmod also keeps them at ``mx.nd.adamw_update``
-and ``mx.nd.mp_adamw_update``. The other contrib updates MXNet has
-(``multi_adamw_update``, ``multi_mp_adamw_update``, ``multi_lamb_update``,
-``multi_mp_lamb_update``, ``group_adagrad_update``) are not provided.
+and ``mx.nd.mp_adamw_update``.
 
 Examples
 --------
@@ -12,6 +11,12 @@ Examples
 >>> m, v = mx.nd.zeros((2,)), mx.nd.zeros((2,))
 >>> mx.nd.contrib.adamw_update(w, g, m, v, rescale_grad=1, lr=0.1, eta=1, out=w)
 """
+from ..ops import registry
 from ..optimizer.fused_ops import adamw_update, mp_adamw_update
+from .ndarray import _OPS
 
-__all__ = ['adamw_update', 'mp_adamw_update']
+PREFIX = '_contrib_'
+_REGISTERED = sorted(n[len(PREFIX):] for n in registry.list_operators() if n.startswith(PREFIX))
+globals().update({n: _OPS[PREFIX + n] for n in _REGISTERED})
+
+__all__ = sorted(set(_REGISTERED) | {'adamw_update', 'mp_adamw_update'})

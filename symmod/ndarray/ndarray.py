@@ -15,6 +15,15 @@ __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'conc
            'concatenate', 'waitall', 'from_numpy', 'mx_real_t', 'moveaxis', 'onehot_encode']
 
 mx_real_t = np.float32
+py_slice = slice    # MXNet's name for the builtin (``NDArray.__getitem__`` shadows ``slice``)
+
+# MXNet's enumerations, as ``mxnet.ndarray.ndarray`` exports them
+_STORAGE_TYPE_STR_TO_ID = {'undefined': -1, 'default': 0, 'row_sparse': 1, 'csr': 2}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
+_GRAD_REQ_MAP = {'null': 0, 'write': 1, 'add': 3}
+_DTYPE_NP_TO_MX = {None: -1, np.float32: 0, np.float64: 1, np.float16: 2, np.uint8: 3,
+                   np.int32: 4, np.int8: 5, np.int64: 6, np.bool_: 7}
+_DTYPE_MX_TO_NP = {v: k for k, v in _DTYPE_NP_TO_MX.items()}
 
 # Filled in by .register once the operator functions exist (avoids an import cycle).
 _OPS = {}

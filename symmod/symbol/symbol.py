@@ -3,7 +3,7 @@ import warnings
 
 import numpy as np
 
-from ..base import MXNetError, numeric_types
+from ..base import MXNetError, NotImplementedForSymbol, numeric_types
 from .. import attribute
 from ..formats.dtypes import dtype_to_flag
 from . import graph as _graph
@@ -481,7 +481,7 @@ class Symbol:
     __hash__ = object.__hash__
 
     def __bool__(self):
-        raise NotImplementedForSymbol('__bool__')
+        raise NotImplementedForSymbol(self.__bool__, 'bool')
 
     # ---- operator methods (as MXNet's Symbol forwards them) ------------------------------
     def reshape(self, *args, **kwargs):
@@ -510,14 +510,6 @@ class Symbol:
 
     def split(self, *args, **kwargs):
         return _FUNCS['split'](self, *args, **kwargs)
-
-
-class NotImplementedForSymbol(MXNetError):
-    """Raised for Python operations a symbol cannot support (e.g. truth testing)."""
-
-    def __init__(self, function):
-        super().__init__('Function %s is not implemented for Symbol and only available in '
-                         'NDArray.' % function)
 
 
 def _complete(shape):
