@@ -36,3 +36,5 @@ from . import crop
 from . import roi
 from . import correlation
 from . import heads
+from . import bbox
+from . import multibox

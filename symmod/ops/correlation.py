@@ -21,7 +21,7 @@ from .registry import Operator, Param, ShapeError, register
 __all__ = []
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model='numpy')
 def _forward(pad1, pad2, out, multiply, kernel, max_disp, radius, grid_width, stride1,
              stride2):
     batch, top_c, top_h, top_w = out.shape
@@ -45,7 +45,7 @@ def _forward(pad1, pad2, out, multiply, kernel, max_disp, radius, grid_width, st
                     out[n, tc, i, j] = total / count
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model='numpy')
 def _backward(dy, pad1, pad2, g1, g2, want1, want2, multiply, kernel, max_disp, radius,
               grid_width, stride1, stride2, pad):
     batch, top_c, top_h, top_w = dy.shape

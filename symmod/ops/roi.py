@@ -26,12 +26,12 @@ def _pooled_size(value):
     return size
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model='numpy')
 def _c_round(value):
     return np.floor(value + 0.5) if value >= 0 else -np.floor(-value + 0.5)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model='numpy')
 def _roi_pool_forward(data, rois, scale, out, argmax):
     batch, channels, height, width = data.shape
     pooled_h, pooled_w = out.shape[2], out.shape[3]

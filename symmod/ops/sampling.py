@@ -18,7 +18,7 @@ __all__ = []
 
 
 # ---- the bilinear kernels (MXNet's CPU loops: same order, same bounds) -------------------
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model='numpy')
 def _corner(data, n, c, y, x):
     """data[n, c, y, x], or 0 outside the image."""
     if 0 <= x < data.shape[3] and 0 <= y < data.shape[2]:
@@ -26,7 +26,7 @@ def _corner(data, n, c, y, x):
     return 0.0
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model='numpy')
 def _source(gx, gy, n, h, w, in_h, in_w):
     """Top-left source pixel of grid point (n, h, w) and the weights of its row/column."""
     y_real = (gy[n, h, w] + 1) * (in_h - 1) / 2
@@ -36,7 +36,7 @@ def _source(gx, gy, n, h, w, in_h, in_w):
     return top, left, 1 - (y_real - top), 1 - (x_real - left)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model='numpy')
 def _sample_forward(data, gx, gy, out):
     """out[n, c, h, w] = data sampled at grid (gx, gy)[n, h, w] in [-1, 1] coordinates."""
     batch, channels, height, width = out.shape
@@ -53,13 +53,13 @@ def _sample_forward(data, gx, gy, out):
                                        * (1 - wy) * (1 - wx))
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model='numpy')
 def _scatter(gdata, n, c, y, x, value):
     if 0 <= x < gdata.shape[3] and 0 <= y < gdata.shape[2]:
         gdata[n, c, y, x] += value
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model='numpy')
 def _sample_backward(data, gx, gy, dy, gdata, want_data, ggx, ggy):
     """Accumulate the input gradient into ``gdata`` (when ``want_data``) and write the grid
     gradient into ``ggx``/``ggy`` (in normalised coordinates)."""

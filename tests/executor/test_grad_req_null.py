@@ -108,6 +108,18 @@ SAMPLES = {
     'Correlation': ({}, [(1, 1, 3, 3), (1, 1, 3, 3)]),
     'SVMOutput': ({}, [(2, 3), np.array([2., 0.])]),
     'IdentityAttachKLSparseReg': ({}, [(2, 3)]),
+    '_contrib_box_nms': ({}, [(2, 6)]),
+    '_contrib_box_iou': ({}, [(2, 4), (3, 4)]),
+    '_contrib_bipartite_matching': ({'threshold': 0.1}, [(2, 3)]),
+    '_contrib_box_encode': ({}, [np.array([[1., 0.]]), np.array([[0., 1.]]), (1, 2, 4),
+                                 (1, 2, 4), (4,), (4,)]),
+    '_contrib_box_decode': ({}, [(1, 2, 4), (1, 2, 4)]),
+    '_contrib_MultiBoxPrior': ({}, [(1, 1, 2, 2)]),
+    '_contrib_MultiBoxTarget': ({}, [np.array([[[0.1, 0.1, 0.4, 0.4], [0.5, 0.5, 0.9, 0.9]]]),
+                                     np.array([[[0., 0.1, 0.1, 0.5, 0.5]]]), (1, 2, 2)]),
+    '_contrib_MultiBoxDetection': ({}, [(1, 2, 2), (1, 8),
+                                        np.array([[[0.1, 0.1, 0.4, 0.4],
+                                                   [0.5, 0.5, 0.9, 0.9]]])]),
 }
 # operators without array arguments have no gradient to test
 NO_ARGUMENTS = {'_arange', '_eye', '_full', '_ones', '_zeros', '_zeros_without_dtype'}
