@@ -5,52 +5,48 @@ is None, an NDArray or a tuple of them. An NDArray pickles as the global
 ``mxnet.ndarray.ndarray.NDArray``, called with ``(None,)`` and then given the state
 ``{'handle': bytearray(<one array record>)}``.
 
-Reading: unpickling runs whatever callables a file names, so :func:`loads` uses an
-Unpickler whose ``find_class`` hands out only a placeholder for that NDArray class and
-argument-checking stand-ins for the few builtins plain data needs; every other global is
-refused before anything is called.
+Reading: unpickling runs whatever callables a file names and trusts the sizes a file
+declares, so :func:`loads` goes through :mod:`symmod.formats.pickle_reader`, which
+interprets the opcodes itself: a placeholder for that NDArray class, argument-checking
+stand-ins for the few builtins plain data needs, every other global refused before
+anything is called, and time and memory linear in the file's size.
 
 Writing: :func:`dumps` emits the protocol-4 opcodes itself, because the standard pickler
 can only name a class it can import, and MXNet is not installed alongside symmod.
 """
-import io
-import pickle
 import struct
 
 import numpy as np
 
 from ..base import MXNetError
-from . import params
+from . import params, pickle_reader
+from .pickle_reader import describe
 
-__all__ = ['loads', 'dumps']
+__all__ = ['loads', 'dumps', 'load_objects']
 
 _NDARRAY_GLOBALS = {('mxnet.ndarray.ndarray', 'NDArray'),
                     ('mxnet.ndarray', 'NDArray'),            # the module before MXNet 1.0
                     ('mxnet.numpy.multiarray', 'ndarray')}   # mx.np arrays pickle alike
 
 
-class _PickledNDArray:
-    """Stands in for ``mxnet.ndarray.ndarray.NDArray`` while unpickling; holds numpy data."""
-    __slots__ = ('data',)
-
-    def __init__(self, handle=None):
-        if handle is not None:
-            raise MXNetError('a pickled MXNet NDArray must be created as NDArray(None), '
-                             'found NDArray(%s)' % type(handle).__name__)
-        self.data = None
-
-    def __setstate__(self, state):
-        if not isinstance(state, dict) or 'handle' not in state:
-            raise MXNetError("a pickled MXNet NDArray must have the state {'handle': bytes}, "
-                             'found %s' % type(state).__name__)
-        handle = state['handle']
-        if handle is None:       # MXNet pickles an array without storage this way
-            self.data = np.empty((0,), dtype=np.float32)
-        elif isinstance(handle, (bytes, bytearray)):
-            self.data = params.decode_record(handle)
-        else:
-            raise MXNetError('a pickled MXNet NDArray handle must be bytes, found %s'
-                             % type(handle).__name__)
+def _ndarray_data(obj):
+    """The numpy array of a pickled MXNet NDArray: NDArray(None), then {'handle': bytes}."""
+    if obj.args != (None,):
+        raise MXNetError('a pickled MXNet NDArray must be created as NDArray(None), '
+                         'found NDArray(%s)' % ', '.join(describe(a) for a in obj.args))
+    state = obj.state
+    if not obj.built:
+        raise MXNetError('a pickled MXNet NDArray has no state (no handle)')
+    if not isinstance(state, dict) or 'handle' not in state:
+        raise MXNetError("a pickled MXNet NDArray must have the state {'handle': bytes}, "
+                         'found %s' % describe(state))
+    handle = state['handle']
+    if handle is None:       # MXNet pickles an array without storage this way
+        return np.empty((0,), dtype=np.float32)
+    if isinstance(handle, (bytes, bytearray)):
+        return params.decode_record(handle)
+    raise MXNetError('a pickled MXNet NDArray handle must be bytes, found %s'
+                     % describe(handle))
 
 
 def _bytearray(*args):
@@ -61,75 +57,63 @@ def _bytearray(*args):
         return bytearray(args[0])
     if len(args) == 2 and isinstance(args[0], str) and args[1] in ('latin-1', 'latin1'):
         return bytearray(args[0], 'latin-1')   # protocols 0-2
-    raise MXNetError('refusing bytearray%r in an optimizer-state pickle' % (args,))
+    raise MXNetError('refusing bytearray(%s) in an optimizer-state pickle'
+                     % ', '.join(describe(a) for a in args))
 
 
 def _codecs_encode(text, encoding):
     """``_codecs.encode`` as protocols 0-2 use it for bytes: (str, 'latin1') only."""
     if not isinstance(text, str) or encoding not in ('latin-1', 'latin1'):
-        raise MXNetError('refusing _codecs.encode(%s, %r) in an optimizer-state pickle'
-                         % (type(text).__name__, encoding))
+        raise MXNetError('refusing _codecs.encode(%s, %s) in an optimizer-state pickle'
+                         % (describe(text), describe(encoding)))
     return text.encode('latin-1')
 
 
-_SAFE_GLOBALS = {
+def _set_of(kind):
+    def build(items=()):
+        if not isinstance(items, (list, tuple)):
+            raise MXNetError('refusing %s(%s) in an optimizer-state pickle'
+                             % (kind.__name__, describe(items)))
+        return kind(pickle_reader.check_key(item) for item in items)
+    build.__name__ = kind.__name__
+    return build
+
+
+_SAFE_FUNCTIONS = {
     ('builtins', 'bytearray'): _bytearray,
-    ('builtins', 'set'): set,
-    ('builtins', 'frozenset'): frozenset,
+    ('builtins', 'set'): _set_of(set),
+    ('builtins', 'frozenset'): _set_of(frozenset),
     ('_codecs', 'encode'): _codecs_encode,
 }
 
 
-class _RestrictedUnpickler(pickle.Unpickler):
-    """An Unpickler that resolves only the globals MXNet's state pickles need."""
-
-    def find_class(self, module, name):
-        if module == '__builtin__':      # Python 2 pickles
-            module = 'builtins'
-        if (module, name) in _NDARRAY_GLOBALS:
-            return _PickledNDArray
-        if (module, name) in _SAFE_GLOBALS:
-            return _SAFE_GLOBALS[(module, name)]
-        if module == 'mxnet.ndarray.sparse':
-            raise MXNetError('refusing to load %s.%s from an optimizer-state pickle: symmod '
-                             'supports only dense arrays' % (module, name))
-        if module.startswith(('mxnet.optimizer', 'mxnet.lr_scheduler')):
-            raise MXNetError(
-                'refusing to load %s.%s from an optimizer-state pickle: the file holds a '
-                'pickled MXNet optimizer object (Updater.get_states(dump_optimizer=True)), and '
-                'unpickling objects can run code. Save the states with dump_optimizer=False '
-                '(what Module.save_optimizer_states does) and set the optimizer up in code.'
+def _refusal(module, name):
+    """Why a global other than the allowed ones is refused."""
+    if module == 'mxnet.ndarray.sparse':
+        return ('refusing to load %s.%s from an optimizer-state pickle: symmod supports only '
+                'dense arrays' % (module, name))
+    if module.startswith(('mxnet.optimizer', 'mxnet.lr_scheduler')):
+        return ('refusing to load %s.%s from an optimizer-state pickle: the file holds a '
+                'pickled MXNet optimizer object (Updater.get_states(dump_optimizer=True)); '
+                'symmod reads those only as gluon Trainer states (Trainer.load_states)'
                 % (module, name))
-        raise MXNetError('refusing to load %s.%s from an optimizer-state pickle: only MXNet '
-                         'NDArrays, plain containers and numbers are allowed (unpickling '
-                         'anything else can run code)' % (module, name))
-
-    def persistent_load(self, pid):
-        raise MXNetError('refusing a persistent id in an optimizer-state pickle')
+    return ('refusing to load %s.%s from an optimizer-state pickle: only MXNet NDArrays, '
+            'plain containers and numbers are allowed (unpickling anything else can run '
+            'code)' % (module, name))
 
 
-def _replace_arrays(obj, active):
-    """Swap each placeholder in the unpickled tree for its numpy array."""
-    if isinstance(obj, _PickledNDArray):
-        if obj.data is None:
-            raise MXNetError('a pickled MXNet NDArray has no state (no handle)')
-        return obj.data
-    if isinstance(obj, (list, tuple, dict, set, frozenset)):
-        if id(obj) in active:
-            raise MXNetError('the optimizer-state pickle contains a reference cycle')
-        active.add(id(obj))
-        if isinstance(obj, dict):
-            result = {_replace_arrays(key, active): _replace_arrays(value, active)
-                      for key, value in obj.items()}
-        else:
-            result = type(obj)(_replace_arrays(item, active) for item in obj)
-        active.discard(id(obj))
-        return result
-    return obj
+def _arrays_only(obj):
+    if (obj.module, obj.name) in _NDARRAY_GLOBALS:
+        return _ndarray_data(obj)
+    raise MXNetError(_refusal(obj.module, obj.name))
 
 
 def loads(data, where='optimizer states'):
     """Read an MXNet optimizer-state pickle without executing anything from it.
+
+    The pickle is interpreted by :mod:`symmod.formats.pickle_reader`: time and memory
+    are linear in the size of the data, and only MXNet's NDArray class and the
+    plain-data builtins are allowed.
 
     Parameters
     ----------
@@ -142,6 +126,7 @@ def loads(data, where='optimizer states'):
     -------
     object
         The pickled structure (dict, tuples, None ...) with numpy arrays for the NDArrays.
+        An array object referenced twice comes back as one numpy array.
 
     Raises
     ------
@@ -149,16 +134,16 @@ def loads(data, where='optimizer states'):
         For a global other than MXNet's NDArray and the plain-data builtins (naming it),
         a pickled optimizer object, or bytes that are not a valid pickle.
     """
+    obj = load_objects(data, _NDARRAY_GLOBALS, where)
     try:
-        obj = _RestrictedUnpickler(io.BytesIO(data)).load()
-        return _replace_arrays(obj, set())
+        return pickle_reader.map_leaves(obj, pickle_reader.PickledObject, _arrays_only)
     except MXNetError as err:
         raise MXNetError('%s: %s' % (where, err)) from None
-    except RecursionError:
-        raise MXNetError('%s: the pickle is nested too deeply' % where) from None
-    except Exception as err:   # any malformed pickle: report, never crash
-        raise MXNetError('%s: not a valid optimizer-state pickle (%s: %s)'
-                         % (where, type(err).__name__, err)) from None
+
+
+def load_objects(data, classes, where):
+    """Read a pickle whose allowed classes are ``classes`` (kept as PickledObject)."""
+    return pickle_reader.load(data, _SAFE_FUNCTIONS, set(classes), _refusal, where)
 
 
 # ---- writing: protocol-4 opcodes ---------------------------------------------------------

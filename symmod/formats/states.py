@@ -24,7 +24,7 @@ import struct
 import numpy as np
 
 from ..base import MXNetError
-from . import mxnet_pickle, params
+from . import mxnet_pickle, params, pickle_reader
 
 __all__ = ['dumps', 'loads', 'dumps_mxnet']
 
@@ -158,12 +158,12 @@ def dumps_mxnet(obj):
 class _Decoder:
     """Rebuilds the structure from the JSON tree, checking every node."""
 
-    def __init__(self, arrays):
+    def __init__(self, arrays, where):
         self.arrays = arrays
+        self.where = where
 
-    @staticmethod
-    def error(what):
-        return MXNetError('%s: corrupt header: %s' % (_WHERE, what))
+    def error(self, what):
+        return MXNetError('%s: corrupt header: %s' % (self.where, what))
 
     def key(self, key):
         if isinstance(key, bool) or not isinstance(key, (int, str)):
@@ -208,49 +208,36 @@ class _Decoder:
         raise self.error('unknown node type %r' % tag)
 
 
-def _loads_symmod(data, wrap):
+def _loads_symmod(data, wrap, where):
     head = len(MAGIC) + _PREFIX.size
     if len(data) < head:
         raise MXNetError('%s: truncated: the header needs %d bytes, found %d'
-                         % (_WHERE, head, len(data)))
+                         % (where, head, len(data)))
     version, header_len = _PREFIX.unpack_from(data, len(MAGIC))
     if version != VERSION:
         raise MXNetError('%s: format version %d, this symmod reads version %d (was the file '
-                         'written by a newer symmod?)' % (_WHERE, version, VERSION))
+                         'written by a newer symmod?)' % (where, version, VERSION))
     if header_len > len(data) - head:
         raise MXNetError('%s: truncated: the header needs %d bytes at offset %d, found %d'
-                         % (_WHERE, header_len, head, len(data) - head))
+                         % (where, header_len, head, len(data) - head))
     try:
         header = json.loads(bytes(data[head:head + header_len]).decode('utf-8'))
     except (UnicodeDecodeError, ValueError, RecursionError) as err:
-        raise MXNetError('%s: corrupt header: %s' % (_WHERE, err)) from None
+        raise MXNetError('%s: corrupt header: %s' % (where, err)) from None
     if not isinstance(header, dict) or set(header) != {'num_arrays', 'tree'}:
-        raise MXNetError('%s: corrupt header: expected the keys num_arrays and tree' % _WHERE)
-    arrays, names = params.decode_arrays(data[head + header_len:], _WHERE + ' (arrays)')
+        raise MXNetError('%s: corrupt header: expected the keys num_arrays and tree' % where)
+    arrays, names = params.decode_arrays(data[head + header_len:], where + ' (arrays)')
     if names is not None or len(arrays) != header['num_arrays']:
         raise MXNetError('%s: the header lists %r arrays but the data holds %d%s'
-                         % (_WHERE, header['num_arrays'], len(arrays),
+                         % (where, header['num_arrays'], len(arrays),
                             ' named ones' if names is not None else ''))
     try:
-        return _Decoder([wrap(a) for a in arrays]).node(header['tree'])
+        return _Decoder([wrap(a) for a in arrays], where).node(header['tree'])
     except RecursionError:
-        raise MXNetError('%s: corrupt header: nested too deeply' % _WHERE) from None
+        raise MXNetError('%s: corrupt header: nested too deeply' % where) from None
 
 
-def _swap_arrays(obj, wrap, done):
-    """Replace the numpy arrays of an unpickled structure with NDArrays (shared stay shared)."""
-    if isinstance(obj, np.ndarray):
-        if id(obj) not in done:
-            done[id(obj)] = wrap(obj)
-        return done[id(obj)]
-    if isinstance(obj, dict):
-        return {key: _swap_arrays(value, wrap, done) for key, value in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_swap_arrays(item, wrap, done) for item in obj)
-    return obj
-
-
-def loads(data, ctx=None):
+def loads(data, ctx=None, where=_WHERE):
     """Load optimizer states written by :func:`dumps` or by MXNet (a pickle).
 
     Nothing in the data is ever executed: symmod's format holds no code, and MXNet's
@@ -263,6 +250,8 @@ def loads(data, ctx=None):
         The contents of a ``.states`` file.
     ctx : Context, optional
         Where the arrays are placed (default ``cpu(0)``).
+    where : str, optional
+        What error messages name (the file name, when there is one).
 
     Returns
     -------
@@ -295,7 +284,7 @@ def loads(data, ctx=None):
         return NDArray(device.to_context(host, ctx), ctx)
 
     if bytes(data[:len(MAGIC)]) == MAGIC:
-        return _loads_symmod(data, wrap)
+        return _loads_symmod(data, wrap, where)
     if not data:
-        raise MXNetError('%s: the data is empty' % _WHERE)
-    return _swap_arrays(mxnet_pickle.loads(data, _WHERE), wrap, {})
+        raise MXNetError('%s: the data is empty' % where)
+    return pickle_reader.map_leaves(mxnet_pickle.loads(data, where), np.ndarray, wrap)

@@ -339,7 +339,7 @@ class Trainer:
             with open(fname, 'rb') as fin:
                 states = fin.read()
             for updater in self._updaters:
-                updater.set_states(states)
+                updater._set_states(states, str(fname))
                 updater.optimizer = self._updaters[0].optimizer
             self._optimizer = self._updaters[0].optimizer
         self._optimizer.param_dict = {i: param for i, param in enumerate(self._params)}

@@ -301,9 +301,9 @@ class KVStore(KVStoreBase):
         fname : str
             Input file.
         """
+        from ..optimizer.updater import load_states_file
         assert self._updater is not None, 'Cannot load states for distributed training'
-        with open(fname, 'rb') as fin:
-            self._updater.set_states(fin.read())
+        load_states_file(self._updater, fname)
 
     def set_gradient_compression(self, compression_params):
         """Quantize pushed gradients to 2 bits per value (``'device'`` stores only).

@@ -12,6 +12,7 @@ from ..model import (_create_kvstore, _initialize_kvstore, _update_params,
                      _update_params_on_kvstore, load_checkpoint)
 from ..ndarray import zeros
 from ..formats.atomic import atomic_write
+from ..optimizer.updater import load_states_file
 from .base_module import BaseModule, _check_input_names, _parse_data_desc
 
 __all__ = ['Module']
@@ -465,8 +466,7 @@ class Module(BaseModule):
         if self._update_on_kvstore:
             self._kvstore.load_optimizer_states(fname)
         else:
-            with open(fname, 'rb') as f:
-                self._updater.set_states(f.read())
+            load_states_file(self._updater, fname)
 
     def install_monitor(self, mon):
         """Install a Monitor on the executors."""

@@ -13,7 +13,7 @@ from ..base import MXNetError
 from ..ndarray import NDArray
 from .optimizer import Optimizer
 
-__all__ = ['Updater', 'get_updater']
+__all__ = ['Updater', 'get_updater', 'load_states_file']
 
 _FORMAT = 'symmod-updater-states'
 
@@ -139,18 +139,31 @@ class Updater:
             The contents of a ``.states`` file. For MXNet's files the update counts are
             unknown, so the optimizer continues from its current counts, as MXNet does.
         """
+        self._set_states(states, 'optimizer states')
+
+    def _set_states(self, states, where):
+        """:meth:`set_states`, with errors naming ``where`` (a file name)."""
         from ..formats import states as states_format
-        loaded = states_format.loads(states)
+        loaded = states_format.loads(states, where=where)
         if isinstance(loaded, dict) and loaded.get('format') == _FORMAT:
             if 'optimizer' in loaded:
                 self.optimizer = _rebuild_optimizer(loaded['optimizer'], self.optimizer)
             self.optimizer._load_resume_state(loaded['optimizer_state'])
-            self.states = dict(loaded['states'])
+            loaded = loaded['states']
         elif isinstance(loaded, tuple) and len(loaded) == 2 and isinstance(loaded[0], dict):
-            self.states = loaded[0]     # MXNet's (states, optimizer) with dump_optimizer
-        else:
-            self.states = loaded
+            loaded = loaded[0]     # MXNet's (states, optimizer) with dump_optimizer
+        if not isinstance(loaded, dict):
+            raise MXNetError('%s: expected a dict of optimizer states by parameter index, '
+                             'found %s' % (where, type(loaded).__name__))
+        self.states = dict(loaded)
         self.states_synced = dict.fromkeys(self.states.keys(), False)
+
+
+def load_states_file(updater, fname):
+    """Read ``fname`` into ``updater`` (what Module, KVStore and Trainer do); errors name it."""
+    with open(fname, 'rb') as fin:
+        data = fin.read()
+    updater._set_states(data, str(fname))
 
 
 def _plain_attrs(optimizer):

@@ -225,7 +225,7 @@ def test_every_pickle_protocol_of_mxnet_like_states_loads(fake_mxnet, protocol):
 
 
 def test_garbage_is_not_a_pickle():
-    with pytest.raises(MXNetError, match='not a valid optimizer-state pickle'):
+    with pytest.raises(MXNetError, match='not a valid pickle'):
         states.loads(b'\x80\x04garbage that is not a pickle')
 
 
