@@ -61,6 +61,9 @@ def invoke(op, inputs, out=None):
     n_out = len(op.list_outputs())
     in_shapes, out_shapes, aux_shapes = op.infer_shape(
         [a.shape for a in in_data], [None] * n_out, [a.shape for a in aux])
+    if hasattr(op, 'output_shapes'):
+        # an output sized by the input values (boolean_mask): known only now
+        out_shapes = op.output_shapes(in_data)
     for name, expected, array in zip(arg_names + aux_names, list(in_shapes) + list(aux_shapes),
                                      host):
         # inputs the operator's shape rule disagrees with (a state for another batch size)

@@ -38,3 +38,4 @@ from . import correlation
 from . import heads
 from . import bbox
 from . import multibox
+from . import contrib

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from ..base import parse_bool, parse_float, parse_int
-from .common import choice, int_shape, store_from, zero_grad
+from .common import choice, int_shape, kernel_array, store_from, zero_grad
 from .registry import Operator, Param, ShapeError, register
 
 __all__ = []
@@ -155,7 +155,7 @@ class BoxNMS(Operator):
     def forward(self, is_train, req, in_data, out_data, aux):
         data = in_data[0]
         num, width = data.shape[-2], data.shape[-1]
-        boxes = data.reshape(-1, width)
+        boxes = kernel_array(data.reshape(-1, width))
         out = out_data[0].reshape(-1, num, width)
         record = out_data[1].reshape(-1, num)
         batches = out.shape[0]
@@ -225,8 +225,8 @@ class BoxIOU(Operator):
         return [lhs, rhs], [lhs[:-1] + rhs[:-1]], []
 
     def forward(self, is_train, req, in_data, out_data, aux):
-        lhs, rhs = (x.reshape(-1, 4) for x in in_data)
-        result = np.empty((lhs.shape[0], rhs.shape[0]), out_data[0].dtype)
+        lhs, rhs = (kernel_array(x.reshape(-1, 4)) for x in in_data)
+        result = np.empty((lhs.shape[0], rhs.shape[0]), lhs.dtype)
         _iou_matrix(lhs, rhs, self.format == 'center', result)
         store_from(out_data[0], req[0], result.reshape(out_data[0].shape))
 

@@ -14,7 +14,7 @@ from .registry import ShapeError, unify
 __all__ = ['choice', 'int_shape', 'size_of', 'canonical_axis', 'axis_slice', 'expect_shape',
            'data_shape',
            'data_dtype', 'scratch', 'work_buffer', 'store', 'store_from', 'store_cast',
-           'copy_into', 'fill_into', 'zero_grad', 'matmul_into']
+           'copy_into', 'fill_into', 'zero_grad', 'matmul_into', 'kernel_array']
 
 
 # ---- parameters, shapes and dtypes ----------------------------------------------------------
@@ -79,6 +79,12 @@ def data_dtype(in_types, out_types):
     (indices, shape donors) keeping their own."""
     dtype = in_types[0] if in_types[0] is not None else out_types[0]
     return [dtype] + list(in_types[1:]), [dtype], []
+
+
+def kernel_array(array):
+    """``array`` as a numba kernel can take it: float16 widened to float32 (numba has no
+    half precision), anything else as it is."""
+    return array.astype(np.float32) if array.dtype == np.float16 else array
 
 
 # ---- scratch buffers ------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from ..base import parse_bool, parse_int
-from .common import int_shape
+from .common import int_shape, kernel_array
 from .registry import Operator, Param, ShapeError, register
 
 __all__ = []
@@ -139,11 +139,13 @@ class Correlation(Operator):
             dst.fill(0)
             dst[:, p:p + src.shape[2], p:p + src.shape[3], :] = src.transpose(0, 2, 3, 1)
         _, _, _, _, radius, grid_width = self._geometry(in_data[0].shape)
-        target = out if req[0] == 'write' else np.empty_like(out)
-        _forward(pad1, pad2, target, self.is_multiply, self.kernel_size, self.max_displacement,
+        target = kernel_array(out) if req[0] == 'write' else np.empty(out.shape, np.float32)
+        _forward(kernel_array(pad1), kernel_array(pad2), target, self.is_multiply, self.kernel_size, self.max_displacement,
                  radius, grid_width, self.stride1, self.stride2)
         if req[0] == 'add':
-            out += target
+            out += target.astype(out.dtype)
+        elif target is not out:
+            out[...] = target
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         if req[0] == 'null' and req[1] == 'null':
@@ -154,6 +156,11 @@ class Correlation(Operator):
             if r == 'write':
                 grad.fill(0)
         _, _, _, _, radius, grid_width = self._geometry(g1.shape)
-        _backward(np.ascontiguousarray(out_grad[0]), pad1, pad2, g1, g2, req[0] != 'null',
+        k1, k2 = kernel_array(g1), kernel_array(g2)
+        _backward(np.ascontiguousarray(kernel_array(out_grad[0])), kernel_array(pad1),
+                  kernel_array(pad2), k1, k2, req[0] != 'null',
                   req[1] != 'null', self.is_multiply, self.kernel_size, self.max_displacement,
                   radius, grid_width, self.stride1, self.stride2, self.pad_size)
+        for grad, widened, r in ((g1, k1, req[0]), (g2, k2, req[1])):
+            if widened is not grad and r != 'null':
+                grad[...] = widened

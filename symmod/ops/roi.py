@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from ..base import parse_float, parse_tuple
-from .common import int_shape, zero_grad
+from .common import int_shape, kernel_array, zero_grad
 from .registry import Operator, Param, ShapeError, register
 
 __all__ = []
@@ -116,11 +116,14 @@ class ROIPooling(Operator):
     def forward(self, is_train, req, in_data, out_data, aux):
         data, rois = in_data
         out, argmax = out_data
-        target = out if req[0] == 'write' else np.empty_like(out)
-        _roi_pool_forward(np.ascontiguousarray(data), np.ascontiguousarray(rois),
+        target = kernel_array(out) if req[0] == 'write' else np.empty(out.shape, np.float32)
+        _roi_pool_forward(np.ascontiguousarray(kernel_array(data)),
+                          np.ascontiguousarray(kernel_array(rois)),
                           np.float32(self.spatial_scale), target, argmax)
         if req[0] == 'add':
-            out += target
+            out += target.astype(out.dtype)
+        elif target is not out:
+            out[...] = target
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         zero_grad(in_grad[1], req[1])

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_optional, parse_tuple
-from .common import choice, int_shape, matmul_into, store_from
+from .common import choice, int_shape, kernel_array, matmul_into, store_from
 from .registry import Operator, Param, ShapeError, register, shape_is_known
 
 __all__ = []
@@ -90,23 +90,28 @@ def _sample_backward(data, gx, gy, dy, gdata, want_data, ggx, ggy):
 
 def bilinear_sample(data, grid_x, grid_y, out):
     """Sample ``data`` (N, C, H, W) at normalised ``grid_x``/``grid_y`` (N, h, w) into ``out``."""
-    _sample_forward(np.ascontiguousarray(data), grid_x, grid_y, out)
+    target = kernel_array(out)
+    _sample_forward(np.ascontiguousarray(kernel_array(data)), kernel_array(grid_x),
+                    kernel_array(grid_y), target)
+    if target is not out:
+        out[...] = target
 
 
 def bilinear_sample_grad(data, grid_x, grid_y, dy, gdata, data_req):
     """Gradients of :func:`bilinear_sample`: adds into (or writes) ``gdata`` by
     ``data_req`` and returns the grid gradient as ``(d grid_x, d grid_y)``."""
     want = data_req != 'null'
-    target = gdata
     if data_req == 'write':
         gdata.fill(0)
-    elif data_req == 'null':
-        target = np.zeros((1, 1, 1, 1), dy.dtype)
+    target = kernel_array(gdata) if want else np.zeros((1, 1, 1, 1), np.float32)
+    dy = np.ascontiguousarray(kernel_array(dy))
     ggx = np.empty(grid_x.shape, dy.dtype)
     ggy = np.empty(grid_y.shape, dy.dtype)
-    _sample_backward(np.ascontiguousarray(data), grid_x, grid_y, np.ascontiguousarray(dy),
-                     target, want, ggx, ggy)
-    return ggx, ggy
+    _sample_backward(np.ascontiguousarray(kernel_array(data)), kernel_array(grid_x),
+                     kernel_array(grid_y), dy, target, want, ggx, ggy)
+    if want and target is not gdata:
+        gdata[...] = target
+    return ggx.astype(gdata.dtype), ggy.astype(gdata.dtype)
 
 
 def _uniform_dtype(opname, in_types, n_out, n_in):

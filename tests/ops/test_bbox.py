@@ -55,3 +55,15 @@ def test_shape_errors():
         mx.nd.contrib.box_iou(mx.nd.ones((3, 5)), mx.nd.ones((2, 4)))
     with pytest.raises(mx.MXNetError, match='overlaps the'):
         mx.nd.contrib.box_nms(mx.nd.ones((3, 6)), score_index=3)
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'float64'])
+def test_nms_and_iou_in_other_dtypes(dtype):
+    boxes = np.array([[0, 0.9, 0, 0, 1, 1], [0, 0.8, 0, 0, 1, 0.9], [0, 0.7, 2, 2, 3, 3]])
+    out = mx.nd.contrib.box_nms(mx.nd.array(boxes, dtype=dtype), overlap_thresh=0.5)
+    assert out.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(out.asnumpy(), [boxes[0], boxes[2], [-1] * 6], rtol=1e-3)
+    iou = mx.nd.contrib.box_iou(mx.nd.array(boxes[:, 2:], dtype=dtype),
+                                mx.nd.array(boxes[:1, 2:], dtype=dtype))
+    assert iou.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(iou.asnumpy()[:, 0], [1, 0.9, 0], rtol=1e-3)

@@ -131,7 +131,34 @@ def multibox_cases():
          {'cls_prob': probs, 'loc_pred': loc, 'anchor': anchors})
 
 
+def misc_cases():
+    x = randn(3, 4)
+    case('quadratic', 'contrib.quadratic', {'a': 0.7, 'b': -1.3, 'c': 0.4}, {'data': x})
+    case('quadratic_float64', 'contrib.quadratic', {'a': -2, 'b': 0.5},
+         {'data': x.astype(np.float64)})
+    case('gradmult', 'contrib.gradientmultiplier', {'scalar': -0.35}, {'data': x})
+    halves = np.array([[-2.5, -1.5, -0.5, 0.5], [1.5, 2.5, 0.49, -0.51]], np.float32)
+    case('round_ste', 'contrib.round_ste', {}, {'data': np.concatenate([halves, x[:1] * 3])})
+    case('sign_ste', 'contrib.sign_ste', {}, {'data': np.concatenate([halves, [[0, 0, 1, -1]]])
+                                               .astype(np.float32)})
+    case('div_sqrt_dim', 'contrib.div_sqrt_dim', {}, {'data': randn(2, 3, 5)})
+    case('index_copy', 'contrib.index_copy', {},
+         {'old_tensor': randn(5, 3), 'index_vector': np.array([3, 0], np.float32),
+          'new_tensor': randn(2, 3)}, no_grad=['index_vector'])
+    case('index_array', 'contrib.index_array', {}, {'data': randn(2, 3, 2)}, backward=False)
+    case('index_array_axes', 'contrib.index_array', {'axes': (-1, 0)},
+         {'data': randn(2, 3, 2)}, backward=False)
+    case('khatri_rao', 'khatri_rao', {'num_args': 3},
+         {'arg0': randn(2, 3), 'arg1': randn(4, 3), 'arg2': randn(1, 3)}, backward=False)
+    a = randn(3, 4)
+    case('allclose_true', 'contrib.allclose', {'rtol': 1e-3},
+         {'a': a, 'b': a * np.float32(1.0005)}, backward=False)
+    case('allclose_false', 'contrib.allclose', {'rtol': 1e-5, 'atol': 1e-6},
+         {'a': a, 'b': a * np.float32(1.0005)}, backward=False)
+
+
 if __name__ == '__main__':
     bbox_cases()
     multibox_cases()
+    misc_cases()
     write(OUT)
