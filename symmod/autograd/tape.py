@@ -4,6 +4,8 @@ import itertools
 import numpy as np
 
 from ..base import MXNetError
+from ..ops.registry import Operator
+from .gradient_graphs import gradient_graph
 from .state import set_recording, set_training
 
 __all__ = ['mark_variables', 'backward', 'grad']
@@ -248,6 +250,97 @@ def _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes):
     return {key[0]: value for key, value in grads.items() if key[0] in wanted}
 
 
+class _NoHigherOrderGradient(Operator):
+    """Stands in the recorded gradient graph for an operator whose gradient is a numpy
+    kernel only: differentiating through it raises."""
+
+    def __init__(self, forward_name, n_in, n_out):
+        super().__init__()
+        self.name = '_backward_' + forward_name
+        self._forward_name, self._n_in, self._n_out = forward_name, n_in, n_out
+
+    def list_arguments(self):
+        return ['in%d' % i for i in range(self._n_in)]
+
+    def list_outputs(self):
+        return ['out%d' % i for i in range(self._n_out)]
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        raise MXNetError('Operator %s has no higher-order gradient in symmod: '
+                         'autograd.grad(create_graph=True) recorded its gradient as a '
+                         'constant, which cannot be differentiated again'
+                         % self._forward_name)
+
+
+def _wrap(data, entry):
+    """An NDArray over recorded ``data`` standing for tape entry ``entry``."""
+    from ..ndarray.ndarray import NDArray
+    array = NDArray(data)
+    array._ag_entry = entry
+    return array
+
+
+def _graph_input_grads(node, req, out_grad):
+    """Input gradients of ``node`` (NDArrays or None) computed with recorded operations."""
+    from ..ndarray.ndarray import array as nd_array
+    n_args = len(node.in_entries)
+    inputs = [_wrap(node.in_data[i], node.in_entries[i]) for i in range(n_args)]
+    rule = gradient_graph(node.op)
+    if rule is not None:
+        outputs = [_wrap(y, (node, i)) for i, y in enumerate(node.out_data)]
+        return rule(node.op, inputs, outputs, out_grad)
+    values = node.run_backward(req, [g.asnumpy() for g in out_grad])
+    grads = [nd_array(v, dtype=v.dtype) for v in values]
+    # record the constant gradients so that differentiating through them raises
+    _record_op(_NoHigherOrderGradient(node.op.name, len(out_grad) + n_args, n_args),
+               list(out_grad) + inputs, grads)
+    return grads
+
+
+def _run_backward_graph(heads, head_grads, targets, train_mode, nodes):
+    """``_run_backward`` recording the gradient computation (``create_graph``): returns a
+    dict id(variable) -> NDArray that is itself part of the recorded graph."""
+    from ..ndarray.ndarray import array as nd_array, zeros
+    wanted = {id(v) for v in targets}
+    needed = set()
+    for node in nodes:
+        if any(e is not None and (id(e[0]) in wanted or id(e[0]) in needed)
+               for e in node.in_entries):
+            needed.add(id(node))
+    grads = {}
+
+    def add_grad(entry, value):
+        key = (id(entry[0]), entry[1])
+        grads[key] = value if key not in grads else grads[key] + value
+
+    prev_rec, prev_train = set_recording(True), set_training(train_mode)
+    try:
+        for i, head in enumerate(heads):
+            hgrad = None if head_grads is None else head_grads[i]
+            if hgrad is None:
+                hgrad = nd_array(np.ones(head.shape, dtype=head.dtype), dtype=head.dtype)
+            elif tuple(hgrad.shape) != tuple(head.shape):
+                raise MXNetError('head_grads[%d] has shape %s, the head has shape %s'
+                                 % (i, hgrad.shape, head.shape))
+            add_grad(_entry(head), hgrad)
+        for node in reversed(nodes):
+            if id(node) not in needed:
+                continue
+            out_grad = [grads.pop((id(node), i), None) for i in range(node.n_visible)]
+            out_grad = [g if g is not None else zeros(y.shape, dtype=y.dtype)
+                        for g, y in zip(out_grad, node.out_data)]
+            req = ['write' if e is not None and (id(e[0]) in wanted or id(e[0]) in needed)
+                   else 'null' for e in node.in_entries]
+            for entry, g, r in zip(node.in_entries, _graph_input_grads(node, req, out_grad),
+                                   req):
+                if r != 'null' and g is not None:
+                    add_grad(entry, g)
+    finally:
+        set_recording(prev_rec)
+        set_training(prev_train)
+    return {key[0]: value for key, value in grads.items() if key[0] in wanted}
+
+
 def backward(heads, head_grads=None, retain_graph=False,
              train_mode=True):  # pylint: disable=redefined-outer-name
     """Compute the gradients of ``heads`` with respect to the marked variables.
@@ -309,8 +402,9 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     retain_graph : bool, optional
         Keep the graph for another backward; defaults to ``create_graph``.
     create_graph : bool, default False
-        Record the gradient computation for higher-order gradients. symmod's
-        operator gradients are numpy kernels, so this is refused.
+        Record the gradient computation, so that the returned gradients can be
+        differentiated again (higher-order gradients). Operators whose gradient has
+        no recorded form raise when differentiated a second time.
     train_mode : bool, default True
         Run the backward pass in training mode.
 
@@ -328,10 +422,6 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     3.7182817
     """
     from ..ndarray.ndarray import NDArray, array
-    if create_graph:
-        raise MXNetError('autograd.grad(create_graph=True) records gradients for higher-order '
-                         'differentiation, which symmod does not support: operator gradients '
-                         'are computed by numpy kernels outside the tape')
     heads, head_grads = _parse_heads(heads, head_grads)
     if isinstance(variables, NDArray):
         variables = [variables]
@@ -348,8 +438,16 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
                              'it does not require gradient.' % (i + 1))
         targets.append(entry[0])
     retain = create_graph if retain_graph is None else retain_graph
-    grads = _run_backward(heads, head_grads, targets, retain, train_mode,
-                          _graph_nodes(heads)[0])
+    nodes = _graph_nodes(heads)[0]
+    if create_graph:
+        grads = _run_backward_graph(heads, head_grads, targets, train_mode, nodes)
+        if not retain:
+            for node in nodes:
+                node.clear()
+        return [grads[id(t)] if id(t) in grads else array(np.zeros(v.shape, dtype=v.dtype),
+                                                          ctx=v.context, dtype=v.dtype)
+                for v, t in zip(variables, targets)]
+    grads = _run_backward(heads, head_grads, targets, retain, train_mode, nodes)
     result = []
     for var, target in zip(variables, targets):
         value = grads.get(id(target))
