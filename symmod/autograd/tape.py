@@ -194,19 +194,31 @@ def _graph_nodes(heads):
     return sorted(nodes.values(), key=lambda n: n.seq), list(variables.values())
 
 
+def _on_paths(targets, nodes):
+    """ids of the wanted variables, and of the nodes on a path to one of them: only those
+    are differentiated (as MXGradient)."""
+    wanted = {id(v) for v in targets}
+    needed = set()
+    for node in nodes:
+        if any(e is not None and (id(e[0]) in wanted or id(e[0]) in needed)
+               for e in node.in_entries):
+            needed.add(id(node))
+    return wanted, needed
+
+
+def _requests(node, wanted, needed):
+    """'write' for the inputs of ``node`` whose gradient is wanted, 'null' for the others."""
+    return ['write' if e is not None and (id(e[0]) in wanted or id(e[0]) in needed)
+            else 'null' for e in node.in_entries]
+
+
 def _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes):
     """Propagate gradients from the heads to the ``targets`` (a list of _Variable)
     through ``nodes`` (the heads' tape nodes, oldest first).
 
     Returns a dict id(variable) -> numpy gradient (variables not reached are absent).
     """
-    wanted = {id(v) for v in targets}
-    # only nodes on a path to a wanted variable are differentiated (as MXGradient)
-    needed = set()
-    for node in nodes:
-        if any(e is not None and (id(e[0]) in wanted or id(e[0]) in needed)
-               for e in node.in_entries):
-            needed.add(id(node))
+    wanted, needed = _on_paths(targets, nodes)
     grads = {}
 
     def add_grad(entry, value):
@@ -235,8 +247,7 @@ def _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes):
             for i in range(node.n_visible):
                 got = grads.pop((id(node), i), None)
                 out_grad.append(got if got is not None else np.zeros_like(node.out_data[i]))
-            req = ['write' if e is not None and (id(e[0]) in wanted or id(e[0]) in needed)
-                   else 'null' for e in node.in_entries]
+            req = _requests(node, wanted, needed)
             in_grad = node.run_backward(req, out_grad)
             for entry, g, r in zip(node.in_entries, in_grad, req):
                 if r != 'null':
@@ -301,12 +312,7 @@ def _run_backward_graph(heads, head_grads, targets, train_mode, nodes):
     """``_run_backward`` recording the gradient computation (``create_graph``): returns a
     dict id(variable) -> NDArray that is itself part of the recorded graph."""
     from ..ndarray.ndarray import array as nd_array, zeros
-    wanted = {id(v) for v in targets}
-    needed = set()
-    for node in nodes:
-        if any(e is not None and (id(e[0]) in wanted or id(e[0]) in needed)
-               for e in node.in_entries):
-            needed.add(id(node))
+    wanted, needed = _on_paths(targets, nodes)
     grads = {}
 
     def add_grad(entry, value):
@@ -329,8 +335,7 @@ def _run_backward_graph(heads, head_grads, targets, train_mode, nodes):
             out_grad = [grads.pop((id(node), i), None) for i in range(node.n_visible)]
             out_grad = [g if g is not None else zeros(y.shape, dtype=y.dtype)
                         for g, y in zip(out_grad, node.out_data)]
-            req = ['write' if e is not None and (id(e[0]) in wanted or id(e[0]) in needed)
-                   else 'null' for e in node.in_entries]
+            req = _requests(node, wanted, needed)
             for entry, g, r in zip(node.in_entries, _graph_input_grads(node, req, out_grad),
                                    req):
                 if r != 'null' and g is not None:
