@@ -133,9 +133,12 @@ class Plan:
         bwd_order = self.backward_nodes[::-1]
         bwd_step = {id(n): n_fwd + s for s, n in enumerate(bwd_order)}
         head_keys = [(id(n), i) for n, i in self.heads]
+        # outputs of loss heads, and of operators whose gradient is zero whatever flows
+        # in (comparisons, shape_array, ...), take no head gradient
         heads_with_grad = {k for k, (n, _) in zip(head_keys, self.heads)
                            if k in self.needs_grad and n.op is not None
-                           and not self.operators[id(n)].is_loss}
+                           and not self.operators[id(n)].is_loss
+                           and not self.operators[id(n)].zero_gradient}
 
         # every intermediate buffer as (first step, last step, bytes)
         last_use = self._value_lifetimes(fwd_step, bwd_step, head_keys)

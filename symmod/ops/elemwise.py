@@ -221,6 +221,7 @@ class BinaryOperator(Operator):
         super().__init_subclass__(**kwargs)
         if cls.math is not None:
             cls.backward_uses_inputs = cls.math.uses_inputs
+            cls.zero_gradient = all(g is None for g in cls.math.grads)
 
     def list_arguments(self):
         return ['lhs', 'rhs']

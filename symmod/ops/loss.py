@@ -343,6 +343,7 @@ class BlockGrad(Operator):
     """Identity in forward; stops the gradient: its input receives zeros."""
     name = 'BlockGrad'
     aliases = ('stop_gradient',)
+    zero_gradient = True
     backward_uses_inputs = False
     backward_uses_outputs = False
     needs_grad_buffer = False

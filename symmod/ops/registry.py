@@ -68,6 +68,8 @@ class Operator:
     backward_uses_outputs = True    # ... and out_data?
     inplace = ()                # (input index, output index) pairs whose buffers may alias
     needs_grad_buffer = True    # False for ops whose backward writes nothing (BlockGrad)
+    zero_gradient = False       # True: input gradients are zero whatever the output gradient,
+                                # so a bound graph needs no head gradient for this output
     stateful = False            # True: create_state makes per-run state (see there)
 
     def __init__(self, attrs=None):

@@ -93,6 +93,7 @@ def _scalar(name, aliases, compute, grad, uses, doc):
     body = {'name': name, 'aliases': aliases, '__doc__': doc,
             'compute': staticmethod(compute),
             'grad': None if grad is None else staticmethod(grad),
+            'zero_gradient': grad is None,
             'backward_uses_inputs': uses == 'input',
             'backward_uses_outputs': uses == 'output',
             'inplace': () if uses == 'input' else ((0, 0),)}

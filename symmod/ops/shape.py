@@ -329,6 +329,7 @@ class squeeze(_Identity):
 
 class _ShapeInfo(Operator):
     """Base of shape_array / size_array: an int64 description of the input's shape."""
+    zero_gradient = True
     backward_uses_inputs = False
     backward_uses_outputs = False
 

@@ -71,7 +71,7 @@ def _unary(name, aliases, compute, grad, uses, doc, int_native=False, inplace=Fa
     body = {'name': name, 'aliases': aliases, '__doc__': doc,
             'compute': staticmethod(compute),
             'grad': None if grad is None else staticmethod(grad),
-            'int_native': int_native, 'warns': warns,
+            'int_native': int_native, 'warns': warns, 'zero_gradient': grad is None,
             'backward_uses_inputs': uses == 'input',
             'backward_uses_outputs': uses == 'output',
             'inplace': ((0, 0),) if inplace else ()}
