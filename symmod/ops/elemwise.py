@@ -147,8 +147,11 @@ def _by_rhs(a, b, dy, out):
 @quiet
 def mod_rhs_grad(a, b, dy, out):
     """Gradient of ``a mod b`` with respect to ``b``: ``-dy * floor(a / b)``."""
-    grad = np.divide(a, b, out=out)
-    np.floor(grad, out=grad)
+    if is_integer(np.result_type(a, b)):
+        grad = np.floor_divide(a, b, out=out)
+    else:
+        grad = np.divide(a, b, out=out)
+        np.floor(grad, out=grad)
     grad *= dy
     return np.negative(grad, out=grad)
 

@@ -241,3 +241,14 @@ def test_declared_inplace_ops_can_write_over_their_input(op):
         args = [lhs.copy(), rhs.copy()]
         inst.forward(True, ['write'], args, [args[index]], [])
         np.testing.assert_array_equal(args[index], expected)
+
+
+def test_integer_mod_rhs_gradient_is_floor_division():
+    a, b = mx.sym.var('a', dtype='int32'), mx.sym.var('b', dtype='int32')
+    exe = (a % b).simple_bind(mx.cpu(), a=(4,), b=(4,), type_dict={'a': np.int32,
+                                                                   'b': np.int32})
+    exe.forward(is_train=True, a=np.array([29, -35, 51, 31]), b=np.array([7, 25, -8, 9]))
+    exe.backward([mx.nd.array([1, 2, 1, 1], dtype=np.int32)])
+    np.testing.assert_array_equal(exe.grad_dict['b'].asnumpy(),
+                                  -np.array([1, 2, 1, 1]) * np.floor_divide([29, -35, 51, 31],
+                                                                            [7, 25, -8, 9]))
