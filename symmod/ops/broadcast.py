@@ -9,7 +9,7 @@ import numpy as np
 
 from ..base import MXNetError, parse_optional, parse_tuple
 from . import elemwise as ew
-from .common import store, store_from, zero_grad
+from .common import data_dtype, store, store_from, zero_grad
 from .registry import Operator, Param, ShapeError, register, unify
 
 __all__ = ['broadcast_shape', 'sum_to']
@@ -261,6 +261,10 @@ class BroadcastLike(_BroadcastTo):
 
     def list_arguments(self):
         return ['lhs', 'rhs']
+
+    def infer_type(self, in_types, out_types, aux_types):
+        # rhs only lends its shape: it keeps its own dtype (as in MXNet)
+        return data_dtype(in_types, out_types)
 
     def target_shape(self, lhs, rhs=None):
         if rhs is None:

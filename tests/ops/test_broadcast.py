@@ -183,3 +183,12 @@ def test_broadcast_to_forward_req_add():
     out = np.ones((2, 3))
     op.forward(True, ['add'], [np.array([[1.0, 2.0, 3.0]])], [out], [])
     np.testing.assert_array_equal(out, [[2, 3, 4], [2, 3, 4]])
+
+
+def test_broadcast_like_keeps_each_input_dtype():
+    out = mx.nd.broadcast_like(mx.nd.ones((1, 3), dtype='float32'),
+                               mx.nd.zeros((2, 3), dtype='int32'))
+    assert out.dtype == np.float32 and out.shape == (2, 3)
+    lhs, rhs = mx.sym.var('lhs'), mx.sym.var('rhs')
+    _, out_types, _ = mx.sym.broadcast_like(lhs, rhs).infer_type(lhs=np.float64, rhs=np.int64)
+    assert out_types == [np.float64]
