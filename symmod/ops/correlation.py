@@ -140,7 +140,8 @@ class Correlation(Operator):
             dst[:, p:p + src.shape[2], p:p + src.shape[3], :] = src.transpose(0, 2, 3, 1)
         _, _, _, _, radius, grid_width = self._geometry(in_data[0].shape)
         target = kernel_array(out) if req[0] == 'write' else np.empty(out.shape, np.float32)
-        _forward(kernel_array(pad1), kernel_array(pad2), target, self.is_multiply, self.kernel_size, self.max_displacement,
+        _forward(kernel_array(pad1), kernel_array(pad2), target, self.is_multiply,
+                 self.kernel_size, self.max_displacement,
                  radius, grid_width, self.stride1, self.stride2)
         if req[0] == 'add':
             out += target.astype(out.dtype)
