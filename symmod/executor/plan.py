@@ -9,8 +9,8 @@ in shared storage according to its lifetime. An input whose gradient is not
 wanted (request 'null': its argument's grad_req is 'null', or nothing it depends
 on needs a gradient) gets a *sink*, a scratch view that nothing reads, as MXNet
 hands kNullOp outputs a buffer: an operator's backward always sees one array of the
-input's shape per input and never the gradient array of a 'null' argument. ``forward`` and ``backward`` then only
-walk the step lists.
+input's shape per input and never the gradient array of a 'null' argument.
+``forward`` and ``backward`` then only walk the step lists.
 """
 import numpy as np
 
