@@ -60,3 +60,7 @@ from . import executor_manager
 from . import visualization as viz
 from . import profiler
 from . import contrib
+
+# in a job launched with dist_async servers, a server process serves here and never returns
+from .kvstore.server import serve_if_server as _serve_if_server  # noqa: E402
+_serve_if_server()

@@ -124,11 +124,20 @@ def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_o
 
 
 def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
-    """Push gradients into the store (which runs the optimizer) and pull the weights."""
+    """Push gradients into the store (which runs the optimizer) and pull the weights.
+
+    All parameters go in one call, so that a distributed store can send them in few
+    messages; a store treats each key of the call as MXNet's per-key calls would.
+    """
+    names, grads, args = [], [], []
     for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
         if grad_list[0] is None:
             continue
-        kvstore.pushpull(param_names[index], grad_list, out=arg_list, priority=-index)
+        names.append(param_names[index])
+        grads.append(grad_list)
+        args.append(arg_list)
+    if names:
+        kvstore.pushpull(names, grads, out=args)
 
 
 def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
@@ -136,11 +145,17 @@ def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
     """Sum gradients over devices (through ``kvstore`` if any), then run ``updater`` per
     device on all parameters at once. Updater index = param_index * num_device + device."""
     updates = [[] for _ in range(num_device)]
+    if kvstore:     # all gradients in one call (few messages for a distributed store)
+        names, grads = [], []
+        for index, grad_list in enumerate(grad_arrays):
+            if grad_list[0] is not None:
+                names.append(param_names[index])
+                grads.append(grad_list)
+        if names:
+            kvstore.pushpull(names, grads)
     for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
         if grad_list[0] is None:
             continue
-        if kvstore:
-            kvstore.pushpull(param_names[index], grad_list, priority=-index)
         for k, (w, g) in enumerate(zip(arg_list, grad_list)):
             updates[k].append((index * num_device + k, g, w))
     for dev_updates in updates:

@@ -134,6 +134,11 @@ class Trainer:
         kvstore, update_on_kvstore = _create_kvstore(config['kvstore'], len(self._contexts),
                                                      arg_arrays)
         self._distributed = 'dist' in kvstore.type if kvstore else False
+        if self._distributed and 'async' in kvstore.type:
+            update_on_kvstore = True
+            if config['update_on_kvstore'] is False:
+                raise ValueError('Please set update_on_kvstore=True when training in async '
+                                 'mode.')
         if config['update_on_kvstore'] is not None:
             update_on_kvstore = config['update_on_kvstore']
         if update_on_kvstore and kvstore is None:
@@ -243,14 +248,16 @@ class Trainer:
     def _allreduce_grads(self):
         if not self._kvstore:
             return
-        for i, param in enumerate(self._params):
-            if param.grad_req == 'null':
-                continue
-            if self._update_on_kvstore:
-                self._kvstore.pushpull(i, param.list_grad(), out=param.list_data(),
-                                       priority=-i)
-            else:
-                self._kvstore.pushpull(i, param.list_grad(), priority=-i)
+        # every Parameter in one call: a distributed store sends them in few messages
+        keys = [i for i, param in enumerate(self._params) if param.grad_req != 'null']
+        if not keys:
+            return
+        grads = [self._params[i].list_grad() for i in keys]
+        if self._update_on_kvstore:
+            self._kvstore.pushpull(keys, grads, out=[self._params[i].list_data()
+                                                     for i in keys])
+        else:
+            self._kvstore.pushpull(keys, grads)
 
     def update(self, batch_size, ignore_stale_grad=False):
         """Apply the optimizer (after :meth:`allreduce_grads`); see :meth:`step`.

@@ -235,6 +235,12 @@ def create(name='local'):
     name = name.lower()
     if name in KVStoreBase.kv_registry:
         return KVStoreBase.kv_registry[name]()
+    from .dist_sync import DistSyncKVStore, SYNC_TYPES
+    from .dist_async import DistAsyncKVStore, ASYNC_TYPES
+    if name in SYNC_TYPES:
+        return DistSyncKVStore(name)
+    if name in ASYNC_TYPES:
+        return DistAsyncKVStore(name)
     from .local import KVStore
     return KVStore(name)
 

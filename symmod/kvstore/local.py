@@ -31,17 +31,16 @@ LOCAL_TYPES = ('local', 'device', 'local_update_cpu', 'local_allreduce_cpu',
 def _check_type(name):
     if name in LOCAL_TYPES:
         return
-    if 'dist' in name:
-        raise MXNetError("KVStore type '%s' needs a distributed parameter-server cluster "
-                         "(ps-lite), which symmod does not provide; use 'local' or "
-                         "'device' on one machine" % name)
     if name in ('nccl', 'horovod', 'byteps'):
         raise MXNetError("KVStore type '%s' needs %s on GPUs, which symmod does not "
                          "provide; use 'local' or 'device'"
                          % (name, {'nccl': 'NCCL', 'horovod': 'Horovod',
                                    'byteps': 'BytePS'}[name]))
+    from .dist_sync import SYNC_TYPES
+    from .dist_async import ASYNC_TYPES
+    known = LOCAL_TYPES + SYNC_TYPES + ASYNC_TYPES
     raise MXNetError("Unknown KVStore type '%s': expected one of %s, or a registered "
-                     "store (%s)" % (name, ', '.join("'%s'" % t for t in LOCAL_TYPES),
+                     "store (%s)" % (name, ', '.join("'%s'" % t for t in known),
                                      ', '.join(sorted(KVStoreBase.kv_registry))))
 
 
@@ -68,6 +67,9 @@ class KVStore(KVStoreBase):
     def __init__(self, kv_type='local'):
         kv_type = kv_type.lower()
         _check_type(kv_type)
+        self._setup(kv_type)
+
+    def _setup(self, kv_type):
         self._type = kv_type
         self._device_comm = 'device' in kv_type
         self._store = {}

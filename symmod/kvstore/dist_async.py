@@ -1,0 +1,434 @@
+"""The asynchronous distributed KVStore, ``dist_async``: workers talk to server ranks.
+
+As in MXNet 1.9.1, the weights live on servers (see ``server.py``). A worker's
+``push`` sends its sum over its devices to the server that holds the key, which runs
+the optimizer on it at once, without waiting for the other workers; ``pull``
+returns whatever the server holds at that moment; ``pushpull`` returns the value
+right after the worker's own push. Every push is applied exactly once, in the order
+the server receives them. The optimizer must run on the servers (``set_optimizer``:
+Module and gluon.Trainer use ``update_on_kvstore=True``); pushing without one raises.
+
+Launch: ``python -m symmod.launch -n N -s S python train.py --kv-store dist_async``
+starts N workers and S servers. A job of one worker without servers (a plain
+``python train.py``) keeps the server's store in the worker process.
+
+Collective calls (every worker makes them): ``init``/``broadcast``, ``set_optimizer``,
+``load_optimizer_states``, ``barrier``. ``push``/``pull`` are not collective.
+"""
+import numpy as np
+
+from ..base import MXNetError
+from ..formats import states as states_format
+from ..formats.atomic import atomic_write
+from ..ndarray import device as _device
+from .. import optimizer as opt
+from . import mpi
+from .base import group_pairs
+from .compression import packed_nbytes
+from .dist_base import DistStore
+from .fusion import describe_keys
+from .server import (ServerState, light_param_dict, decode_push, threshold_word, INIT, PUSH,
+                     PULL, PUSHPULL, OPTIMIZER, GET_STATES, SET_STATES, FLUSH, STOP,
+                     TAG_REQUEST, TAG_DATA, TAG_REPLY)
+
+__all__ = ['DistAsyncKVStore', 'ASYNC_TYPES', 'stop_servers']
+
+ASYNC_TYPES = ('dist_async', 'dist_device_async', 'dist_async_device')
+
+
+class DistAsyncKVStore(DistStore):
+    """An asynchronous KVStore: server ranks hold the weights and update on each push.
+
+    Create it with ``mx.kv.create('dist_async')``.
+
+    Examples
+    --------
+    >>> kv = mx.kv.create('dist_async')
+    >>> kv.init('w', mx.nd.zeros((2,)))
+    >>> kv.set_optimizer(mx.optimizer.SGD(learning_rate=0.1))
+    >>> kv.push('w', mx.nd.ones((2,)))      # applied by the server when it arrives
+    >>> out = mx.nd.zeros((2,)); kv.pull('w', out=out)
+    """
+
+    TYPES = ASYNC_TYPES
+
+    def __init__(self, kv_type='dist_async'):
+        super().__init__(kv_type)
+        if self._transport.servers:
+            self._servers = _MPIServers.of(self._transport)
+        elif self._transport.size == 1:
+            self._servers = _InProcess()
+        else:
+            raise MXNetError(
+                "dist_async needs server processes, and this job of %d workers has none: "
+                "launch it with python -m symmod.launch -n %d -s 1 ... (or start %d "
+                "processes with %s=1)" % (self._transport.size, self._transport.size,
+                                          self._transport.size + 1, mpi.ENV_SERVERS))
+        self._ids = {}          # key -> key id on the servers
+        self._meta = {}         # key -> (shape, dtype)
+
+    # ---- keys ------------------------------------------------------------------------
+    def _known(self, key):
+        meta = self._meta.get(key)
+        if meta is None:
+            if isinstance(key, str):
+                raise MXNetError("key %s doesn't exist. Did you init?" % key)
+            raise MXNetError('key %d has not been inited' % key)
+        return meta
+
+    def _check_shape(self, what, key, array):
+        shape, _ = self._known(key)
+        if array.shape != shape:
+            raise MXNetError('%s of key %r: array has shape %s, the stored value has shape %s'
+                             % (what, key, array.shape, shape))
+
+    # ---- init ------------------------------------------------------------------------
+    def init(self, key, value):
+        """Initialize keys with rank 0's values on the servers (every worker calls it).
+
+        Parameters
+        ----------
+        key : str, int, or list of str or int
+            The keys.
+        value : NDArray or list of NDArray
+            One value per key; only rank 0's are sent.
+        """
+        pairs = self._parse(key, value, 'value')
+        self._new_keys(pairs, self._meta)
+        for k, v in pairs:
+            kid = len(self._ids)
+            self._ids[k] = kid
+            self._meta[k] = (v.shape, np.dtype(v.dtype))
+            self._order[k] = len(self._order) if isinstance(k, str) else k
+            if self.rank == 0:
+                self._servers.init(kid, k, np.ascontiguousarray(v._host()))
+        self._transport.barrier('init of %s' % describe_keys([k for k, _ in pairs]))
+
+    # ---- push / pull ------------------------------------------------------------------------
+    def push(self, key, value, priority=0):
+        """Send this worker's gradients; each server applies them as they arrive.
+
+        Parameters
+        ----------
+        key : str, int, or list of str or int
+            The keys.
+        value : NDArray, list of NDArray, or list of list of NDArray
+            The values; several for one key (one per device) are summed first.
+        priority : int, optional
+            Accepted for compatibility.
+        """
+        keys, payloads, words = self._payloads(key, value)
+        self._servers.push([self._ids[k] for k in keys], keys, payloads, words)
+
+    def _payloads(self, key, value):
+        groups = group_pairs(self._parse(key, value, 'value'), self._sort_key)
+        keys, payloads, words = [], [], []
+        for k, values in groups:
+            for v in values:
+                self._check_shape('push', k, v)
+            total = np.array(values[0]._host(), copy=len(values) > 1)
+            for v in values[1:]:
+                total += v._host()
+            total = np.ascontiguousarray(total)
+            if self._compression is not None:
+                packed = np.empty(packed_nbytes(total.size), dtype=np.uint8)
+                self._compression.encode(k, total, packed)
+                payloads.append(packed)
+                words.append(threshold_word(self._compression.threshold))
+            else:
+                payloads.append(total)
+                words.append(0)
+            keys.append(k)
+        return keys, payloads, words
+
+    def pull(self, key, out=None, priority=0, ignore_sparse=True):
+        """Copy the servers' current values into ``out``.
+
+        Parameters
+        ----------
+        key : str, int, or list of str or int
+            The keys.
+        out : NDArray, list of NDArray, or list of list of NDArray
+            Destinations.
+        priority : int, optional
+            Accepted for compatibility.
+        ignore_sparse : bool, default True
+            Accepted for compatibility.
+        """
+        assert out is not None
+        groups = group_pairs(self._parse(key, out, 'out'), self._sort_key)
+        for k, outs in groups:
+            for dst in outs:
+                self._check_shape('pull', k, dst)
+        values = self._servers.pull([self._ids[k] for k, _ in groups], [k for k, _ in groups])
+        self._deliver(groups, values)
+
+    def _deliver(self, groups, values):
+        for (k, outs), raw in zip(groups, values):
+            shape, dtype = self._meta[k]
+            value = raw.view(dtype).reshape(shape)
+            for dst in outs:
+                _device.copy_into(dst._data, value)
+
+    def pushpull(self, key, value, out=None, priority=0):
+        """Push, then pull each key's value right after this worker's push.
+
+        Parameters
+        ----------
+        key : str, int, or list of str or int
+            The keys.
+        value : NDArray, list of NDArray, or list of list of NDArray
+            The values to push.
+        out : NDArray, list of NDArray, or list of list of NDArray, optional
+            Destinations; the pushed arrays when None.
+        priority : int, optional
+            Accepted for compatibility.
+        """
+        keys, payloads, words = self._payloads(key, value)
+        groups = group_pairs(self._parse(key, value if out is None else out, 'out'),
+                             self._sort_key)
+        if [k for k, _ in groups] != keys:
+            raise MXNetError('pushpull: the keys of value and out differ')
+        for k, outs in groups:
+            for dst in outs:
+                self._check_shape('pull', k, dst)
+        values = self._servers.pushpull([self._ids[k] for k in keys], keys, payloads, words)
+        self._deliver(groups, values)
+
+    def broadcast(self, key, value, out, priority=0):
+        """Initialize ``key`` with rank 0's ``value`` and pull it into ``out``.
+
+        Parameters
+        ----------
+        key : str or int, or list of them
+            The keys.
+        value : NDArray or list of NDArray
+            The values (rank 0's are used).
+        out : NDArray, list of NDArray, or list of list of NDArray
+            Destinations.
+        priority : int, optional
+            Accepted for compatibility.
+        """
+        self.init(key, value)
+        self.pull(key, out, priority)
+
+    # ---- optimizer --------------------------------------------------------------------------
+    def set_optimizer(self, optimizer):
+        """Send ``optimizer`` to the servers (every worker calls it; rank 0 sends).
+
+        Parameters
+        ----------
+        optimizer : Optimizer
+            The optimizer the servers run on each push.
+        """
+        if not isinstance(optimizer, opt.Optimizer):
+            raise TypeError('set_optimizer needs an Optimizer, found %s'
+                            % type(optimizer).__name__)
+        self._updater = opt.get_updater(optimizer)     # the workers' view of it
+        if self.rank == 0:
+            self._servers.set_optimizer(optimizer, light_param_dict(optimizer))
+        self._transport.barrier('set_optimizer')
+
+    def _set_updater(self, updater):
+        """Not available: the servers run the optimizer (use :meth:`set_optimizer`)."""
+        raise MXNetError('dist_async runs the optimizer on its servers: use '
+                         'set_optimizer(optimizer) instead of _set_updater')
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        """Rank 0 gathers the servers' optimizer states into ``fname``; others do nothing.
+
+        Parameters
+        ----------
+        fname : str
+            Output file (written atomically).
+        dump_optimizer : bool, default False
+            Accepted for compatibility; the optimizer's settings are always saved.
+        """
+        assert self._updater is not None, 'Cannot save states: no optimizer is set'
+        if self.rank == 0:
+            atomic_write(fname, merge_states(self._servers.get_states()))
+
+    def load_optimizer_states(self, fname):
+        """Load optimizer states into the servers (every worker calls it; rank 0 sends).
+
+        Parameters
+        ----------
+        fname : str
+            Input file.
+        """
+        assert self._updater is not None, 'Cannot load states: no optimizer is set'
+        with open(fname, 'rb') as fin:
+            states = fin.read()
+        self._updater.set_states(states)
+        if self.rank == 0:
+            self._servers.set_states(states)
+        self._transport.barrier('load_optimizer_states')
+
+    def barrier(self):
+        """Wait until every worker reaches its barrier; every push made before it (by
+        any worker) has then been applied."""
+        self._servers.flush()
+        self._transport.barrier()
+
+
+def merge_states(parts):
+    """One states file from the servers' states (each holds its own keys)."""
+    loaded = [states_format.loads(p) for p in parts]
+    merged = dict(max(loaded, key=lambda p: p['optimizer_state']['num_update']))
+    merged['states'] = {}
+    counts = {}
+    for part in loaded:
+        merged['states'].update(part['states'])
+        for dev, pairs in part['optimizer_state']['counts'].items():
+            counts.setdefault(dev, {}).update({k: v for k, v in pairs})
+    merged['optimizer_state'] = dict(merged['optimizer_state'])
+    merged['optimizer_state']['counts'] = {dev: [[k, v] for k, v in table.items()]
+                                           for dev, table in counts.items()}
+    return states_format.dumps(merged)
+
+
+class _InProcess:
+    """The servers of a one-worker job: one ServerState in this process."""
+
+    def __init__(self):
+        self.state = ServerState()
+
+    def init(self, kid, key, value):
+        self.state.init(kid, key, value)
+
+    def push(self, kids, keys, payloads, words):
+        for kid, payload, word in zip(kids, payloads, words):
+            self.state.push(kid, decode_push(self.state, kid, word, payload.reshape(-1)
+                                             .view(np.uint8)))
+
+    def pull(self, kids, keys):
+        return [np.array(self.state.value(kid), copy=True).reshape(-1).view(np.uint8)
+                for kid in kids]
+
+    def pushpull(self, kids, keys, payloads, words):
+        self.push(kids, keys, payloads, words)
+        return self.pull(kids, keys)
+
+    def set_optimizer(self, optimizer, param_dict):
+        self.state.set_optimizer(optimizer)
+
+    def get_states(self):
+        return [self.state.get_states()]
+
+    def set_states(self, states):
+        self.state.set_states(states)
+
+    def flush(self):
+        """Every push is applied at once in this process."""
+
+
+class _MPIServers:
+    """Requests to the server ranks of the job (see ``server.py`` for the protocol)."""
+
+    def __init__(self, transport):
+        self.transport = transport
+        self.world = transport.world
+        self.mpi = transport.mpi
+        self.servers = transport.servers
+        transport.add_exit_hook(self.flush)
+
+    @classmethod
+    def of(cls, transport):
+        """The one channel of ``transport`` (its exit hook is registered once)."""
+        channel = getattr(transport, 'server_channel', None)
+        if channel is None:
+            channel = transport.server_channel = cls(transport)
+        return channel
+
+    def _server(self, kid):
+        return self.servers[kid % len(self.servers)]
+
+    def _send(self, dest, op, kid, payload=None, word=0, obj=None):
+        """Send one request without blocking; returns the requests to wait for."""
+        data = None if payload is None else payload.reshape(-1).view(np.uint8)
+        header = np.array([op, kid, 0 if data is None else data.size, word], dtype=np.int64)
+        reqs = [(self.world.Isend(header, dest=dest, tag=TAG_REQUEST), header)]
+        if data is not None:
+            reqs.append((self.world.Isend(data, dest=dest, tag=TAG_DATA), data))
+        if obj is not None:
+            reqs.append((self.world.isend(obj, dest=dest, tag=TAG_DATA), None))
+        return reqs
+
+    def _complete(self, sent, what):
+        requests = [req for req, _ in sent]
+        if not mpi.Poller(self.transport.timeout).wait(requests, self.mpi.Request.Testall):
+            self.transport.abort('sending %s to the servers has waited more than %g s'
+                                 % (what(), self.transport.timeout))
+
+    def _receive(self, dest, what):
+        """The bytes of one reply from server ``dest``."""
+        size = np.zeros(1, dtype=np.int64)
+        self._wait(self.world.Irecv(size, source=dest, tag=TAG_REPLY), dest, what)
+        data = np.empty(int(size[0]), dtype=np.uint8)
+        if data.size:
+            self._wait(self.world.Irecv(data, source=dest, tag=TAG_REPLY), dest, what)
+        return data
+
+    def _wait(self, request, dest, what):
+        if not mpi.Poller(self.transport.timeout).wait(request, lambda r: r.Test()):
+            self.transport.abort('the reply of server rank %d to %s has not come within '
+                                 '%g s; aborting the job (%s sets the limit)'
+                                 % (dest, what(), self.transport.timeout, mpi.ENV_TIMEOUT))
+
+    def _call(self, requests, what):
+        """Send ``requests`` [(dest, op, kid, payload, word, obj)], return their replies."""
+        sent = []
+        for dest, op, kid, payload, word, obj in requests:
+            sent.extend(self._send(dest, op, kid, payload, word, obj))
+        replies = [self._receive(r[0], what) for r in requests]
+        self._complete(sent, what)
+        return replies
+
+    def init(self, kid, key, value):
+        self._call([(self._server(kid), INIT, kid, value, 0,
+                     (key, value.shape, value.dtype.str))],
+                   lambda: 'the init of key %r' % (key,))
+
+    def push(self, kids, keys, payloads, words):
+        sent = []
+        for kid, payload, word in zip(kids, payloads, words):
+            sent.extend(self._send(self._server(kid), PUSH, kid, payload, word))
+        self._complete(sent, lambda: 'the push of %s' % describe_keys(keys))
+
+    def pull(self, kids, keys):
+        return self._call([(self._server(kid), PULL, kid, None, 0, None) for kid in kids],
+                          lambda: 'the pull of %s' % describe_keys(keys))
+
+    def pushpull(self, kids, keys, payloads, words):
+        return self._call([(self._server(kid), PUSHPULL, kid, payload, word, None)
+                           for kid, payload, word in zip(kids, payloads, words)],
+                          lambda: 'the pushpull of %s' % describe_keys(keys))
+
+    def set_optimizer(self, optimizer, param_dict):
+        self._call([(s, OPTIMIZER, 0, None, 0, (optimizer, param_dict))
+                    for s in self.servers], lambda: 'set_optimizer')
+
+    def get_states(self):
+        return [r.tobytes() for r in self._call([(s, GET_STATES, 0, None, 0, None)
+                                                 for s in self.servers],
+                                                lambda: 'save_optimizer_states')]
+
+    def set_states(self, states):
+        payload = np.frombuffer(states, dtype=np.uint8)
+        self._call([(s, SET_STATES, 0, payload, 0, None) for s in self.servers],
+                   lambda: 'load_optimizer_states')
+
+    def flush(self):
+        """Wait until every server has handled all of this worker's requests."""
+        self._call([(s, FLUSH, 0, None, 0, None) for s in self.servers],
+                   lambda: 'the final flush')
+
+    def stop(self):
+        """End the servers (rank 0, after every worker has flushed and left)."""
+        self._complete([r for s in self.servers for r in self._send(s, STOP, 0)],
+                       lambda: 'stop')
+
+
+def stop_servers(transport):
+    """Rank 0's last act in a job with servers: tell them to end."""
+    _MPIServers.of(transport).stop()

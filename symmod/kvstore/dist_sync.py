@@ -1,0 +1,221 @@
+"""The synchronous distributed KVStores: ``dist_sync``, ``dist_device_sync`` (alias
+``dist_sync_device``) and plain ``dist``, on MPI.
+
+Semantics, as in MXNet 1.9.1 (every worker makes the same calls in the same order):
+
+- ``init`` stores rank 0's value on every worker (the other workers' values are
+  ignored); ``broadcast`` is ``init`` then ``pull``.
+- ``push`` sums a key's values over the worker's devices, then over all workers; the
+  sum replaces the stored value, or, with an optimizer (``set_optimizer``), is handed
+  to the updater once per round. ``pull`` returns the same value on every worker.
+- with ``set_gradient_compression`` each worker quantizes its sum to 2 bits with its
+  own residual per key (MXNet's ``KVStoreDist``), and the receivers add up the
+  dequantized values of all workers.
+
+How: MXNet's workers push to parameter servers, which wait for the push of every
+worker, sum them, run the updater once on the sum and answer every pull with the
+result. Here each worker all-reduces its sum (MPI ``Allreduce``) and then runs the
+*same* updater on the *same* summed gradient and the *same* stored weight. The
+updater is deterministic, so every worker computes bit for bit the value the server
+would have stored, and the optimizer states (momentum, Adam's moments, update counts)
+are the same on every worker: there is no server round trip and no copy of the weights
+to send back. MPI's all-reduce hands every rank the same sum (each element is reduced
+once and distributed, or reduced symmetrically), and a worker's values enter the sum
+in rank order where MXNet's server took them in arrival order, so the sum is, if
+anything, more reproducible than MXNet's. ``init`` broadcasts rank 0's value because
+MXNet's rank 0 is the one that pushes initial values to the servers.
+
+A job started without a launcher is one worker: the store then trains exactly like
+``'local'`` (``'device'`` for the device variant).
+"""
+import numpy as np
+
+from ..base import MXNetError
+from ..formats.atomic import atomic_write
+from ..ndarray import NDArray
+from ..ndarray import device as _device
+from .. import optimizer as opt
+from .base import group_pairs
+from .compression import packed_nbytes
+from .dist_base import DistStore
+from .fusion import Fusion
+
+__all__ = ['DistSyncKVStore', 'SYNC_TYPES']
+
+SYNC_TYPES = ('dist', 'dist_sync', 'dist_device_sync', 'dist_sync_device')
+
+
+class DistSyncKVStore(DistStore):
+    """A synchronous KVStore over all workers of an MPI job.
+
+    Create it with ``mx.kv.create('dist_sync')`` (or ``'dist_device_sync'``,
+    ``'dist_sync_device'``, ``'dist'``). Under ``mpiexec`` / ``python -m
+    symmod.launch`` every process is a worker; without a launcher the job has one.
+
+    Examples
+    --------
+    >>> kv = mx.kv.create('dist_sync')
+    >>> kv.init('w', mx.nd.ones((2, 3)))        # rank 0's value, on every worker
+    >>> kv.push('w', mx.nd.ones((2, 3)) * (kv.rank + 1))
+    >>> out = mx.nd.zeros((2, 3))
+    >>> kv.pull('w', out=out)                   # sum over workers: 1 + 2 + ... + N
+    """
+
+    TYPES = SYNC_TYPES
+
+    def __init__(self, kv_type='dist_sync'):
+        super().__init__(kv_type)
+        self._fusion = Fusion(self._transport)
+        self._merged = {}       # key -> host buffer of the round's sum (with an updater)
+
+    # ---- init ------------------------------------------------------------------------
+    def init(self, key, value):
+        """Initialize keys with rank 0's values (a collective: every worker calls it).
+
+        Parameters
+        ----------
+        key : str, int, or list of str or int
+            The keys.
+        value : NDArray or list of NDArray
+            One value per key; only rank 0's are used.
+        """
+        pairs = self._parse(key, value, 'value')
+        keys = self._new_keys(pairs, self._store)
+        stored = [self._new_stored(v) for _, v in pairs]
+        on_gpu = [_device.is_gpu(s.context) for s in stored]
+        hosts = [s.asnumpy() if gpu else s._data for s, gpu in zip(stored, on_gpu)]
+        self._fusion.broadcast(keys, hosts)
+        for k, s, h, gpu in zip(keys, stored, hosts, on_gpu):
+            if gpu:
+                _device.copy_into(s._data, h)
+            self._order[k] = len(self._order) if isinstance(k, str) else k
+            self._store[k] = s
+
+    # ---- push --------------------------------------------------------------------------
+    def push(self, key, value, priority=0):
+        """Push values: summed over devices and workers, then stored or given to the
+        optimizer. A collective: every worker pushes the same keys.
+
+        Parameters
+        ----------
+        key : str, int, or list of str or int
+            The keys.
+        value : NDArray, list of NDArray, or list of list of NDArray
+            The values; several for one key (one per device) are summed.
+        priority : int, optional
+            Accepted for compatibility (symmod runs synchronously).
+        """
+        groups = group_pairs(self._parse(key, value, 'value'), self._sort_key)
+        if not groups:
+            return
+        keys = [k for k, _ in groups]
+        stored = [self._stored(k) for k in keys]
+        sends = [self._worker_sum(k, vals, s) for (k, vals), s in zip(groups, stored)]
+        if self._updater is None:
+            recvs = [self._host_target(s) for s in stored]
+        else:
+            recvs = [self._merged_buffer(k, s) for k, s in zip(keys, stored)]
+        if self._compression is not None:
+            self._reduce_compressed(keys, sends, recvs)
+        else:
+            self._fusion.allreduce(keys, sends, recvs)
+        if self._updater is None:
+            for s, r in zip(stored, recvs):
+                if _device.is_gpu(s.context):
+                    _device.copy_into(s._data, r)
+            return
+        grads = [NDArray(_device.to_context(r, s.context), s.context)
+                 for r, s in zip(recvs, stored)]
+        if isinstance(self._updater, opt.Updater):
+            self._updater(keys, grads, stored)      # one fused call for all keys
+        else:
+            for k, g, s in zip(keys, grads, stored):
+                self._updater(k, g, s)
+
+    def _worker_sum(self, key, values, stored):
+        """This worker's sum of ``values`` as a host array (the value itself for one)."""
+        for v in values:
+            if v.shape != stored.shape:
+                raise MXNetError('push of key %r: value has shape %s, the stored value has '
+                                 'shape %s' % (key, v.shape, stored.shape))
+        if len(values) == 1:
+            return values[0]._host()
+        total = np.array(values[0]._host(), copy=True)
+        for v in values[1:]:
+            total += v._host()
+        return total
+
+    def _host_target(self, stored):
+        """Where the round's sum lands when it replaces the stored value."""
+        if _device.is_gpu(stored.context):
+            return np.empty(stored.shape, dtype=stored.dtype)
+        return stored._data
+
+    def _merged_buffer(self, key, stored):
+        buf = self._merged.get(key)
+        if buf is None or buf.shape != stored.shape or buf.dtype != stored.dtype:
+            buf = self._merged[key] = np.empty(stored.shape, dtype=stored.dtype)
+        return buf
+
+    def _reduce_compressed(self, keys, sends, recvs):
+        """Quantize each key's worker sum, gather all workers' codes, add them up."""
+        chunks = []
+        for k, send in zip(keys, sends):
+            packed = np.empty(packed_nbytes(send.size), dtype=np.uint8)
+            self._compression.encode(k, send, packed)
+            chunks.append(packed)
+        rows = self._fusion.allgather_bytes(keys, chunks)
+        for recv, gathered in zip(recvs, rows):
+            if recv.dtype != np.float32 or not recv.flags.c_contiguous:
+                total = np.empty(recv.shape, dtype=np.float32)
+                self._compression.decode_sum(gathered, total)
+                recv[...] = total
+            else:
+                self._compression.decode_sum(gathered, recv)
+
+    def pushpull(self, key, value, out=None, priority=0):
+        """Push ``value``, then pull the result into ``out`` (or back into ``value``).
+
+        Parameters
+        ----------
+        key : str, int, or list of str or int
+            The keys (all of them go in as few messages as possible).
+        value : NDArray, list of NDArray, or list of list of NDArray
+            The values to push.
+        out : NDArray, list of NDArray, or list of list of NDArray, optional
+            Destinations; the pushed arrays when None.
+        priority : int, optional
+            Accepted for compatibility.
+        """
+        self.push(key, value, priority)
+        self.pull(key, value if out is None else out, priority)
+
+    # ---- optimizer states -------------------------------------------------------------------
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        """Save the optimizer states; rank 0 writes the file, other ranks do nothing.
+
+        Every worker holds the same states, so any one of them can save them (MXNet's
+        distributed workers cannot save them at all).
+
+        Parameters
+        ----------
+        fname : str
+            Output file (written atomically).
+        dump_optimizer : bool, default False
+            Also save the optimizer's settings.
+        """
+        assert self._updater is not None, 'Cannot save states: no optimizer is set'
+        if self.rank == 0:
+            atomic_write(fname, self._updater.get_states(dump_optimizer))
+
+    def load_optimizer_states(self, fname):
+        """Load optimizer states on this worker (every worker loads the same file).
+
+        Parameters
+        ----------
+        fname : str
+            Input file, written by :meth:`save_optimizer_states` or by MXNet.
+        """
+        assert self._updater is not None, 'Cannot load states: no optimizer is set'
+        with open(fname, 'rb') as fin:
+            self._updater.set_states(fin.read())

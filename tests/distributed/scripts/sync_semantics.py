@@ -1,0 +1,107 @@
+"""dist_sync semantics under mpiexec: init, push, pull, pushpull, broadcast, updaters,
+compression, states, mismatched rounds. Each rank saves what it saw to rank<r>.npz."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import numpy as np  # noqa: E402
+
+import symmod as mx  # noqa: E402
+from dist_cases import KEYS, value  # noqa: E402
+
+out_dir = sys.argv[1]
+kv = mx.kv.create('dist_sync')
+r, n = kv.rank, kv.num_workers
+saved = {'rank': np.array(kv.rank), 'num_workers': np.array(n), 'type': np.array(kv.type)}
+ctxs = [mx.cpu(0), mx.cpu(1)]
+
+
+def nd(key, device, step):
+    return mx.nd.array(value(key, r, device, step), ctx=ctxs[device], dtype=KEYS[key][1])
+
+
+def pulled(key):
+    out = mx.nd.zeros(KEYS[key][0], dtype=KEYS[key][1])
+    kv.pull(key, out=out)
+    return out.asnumpy()
+
+
+# init: every rank offers its own values; rank 0's win (int and str keys, all dtypes)
+int_keys = [3, 9]
+str_keys = ['big', 'half', 'dbl']
+kv.init(int_keys, [nd(k, 0, 0) for k in int_keys])
+str_kv = mx.kv.create('dist_sync')
+str_kv.init(str_keys, [nd(k, 0, 0) for k in str_keys])
+for k in int_keys:
+    saved['init_%s' % k] = pulled(k)
+kv, str_kv = str_kv, kv
+for k in str_keys:
+    saved['init_%s' % k] = pulled(k)
+kv, str_kv = str_kv, kv
+
+# push with two devices per rank, then pull; pushpull into out and in place
+kv.push(int_keys, [[nd(k, 0, 1), nd(k, 1, 1)] for k in int_keys])
+for k in int_keys:
+    saved['push_%s' % k] = pulled(k)
+kv, str_kv = str_kv, kv
+vals = [[nd(k, 0, 2), nd(k, 1, 2)] for k in str_keys]
+kv.pushpull(str_keys, vals)
+for k, v in zip(str_keys, vals):
+    saved['pushpull_%s' % k] = v[1].asnumpy()
+outs = [mx.nd.zeros(KEYS[k][0], dtype=KEYS[k][1]) for k in str_keys]
+kv.pushpull(str_keys, [nd(k, 0, 3) for k in str_keys], out=outs)
+for k, o in zip(str_keys, outs):
+    saved['pushpull_out_%s' % k] = o.asnumpy()
+kv, str_kv = str_kv, kv
+
+# broadcast: rank 0's value lands in every output
+bouts = [mx.nd.zeros((2, 3), ctx=c) for c in ctxs]
+kv.broadcast(11, mx.nd.array(value(3, r, 0, 4)), out=bouts)
+saved['broadcast'] = np.stack([b.asnumpy() for b in bouts])
+
+# the optimizer runs once per round on the sum over all workers and devices
+kv.set_optimizer(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9, wd=0.01,
+                                  rescale_grad=0.5))
+for step in range(3):
+    kv.pushpull(3, [nd(3, 0, 10 + step), nd(3, 1, 10 + step)],
+                out=[mx.nd.zeros((2, 3), ctx=c) for c in ctxs])
+saved['sgd_3'] = pulled(3)
+kv.save_optimizer_states(os.path.join(out_dir, 'sgd.states'))
+kv.barrier()
+saved['states_written'] = np.array(os.path.exists(os.path.join(out_dir, 'sgd.states')))
+
+# a user updater is called once per key and round, with the summed value
+calls = []
+
+
+def updater(key, grad, stored):
+    calls.append(key)
+    stored[:] = stored * 2 + grad
+
+
+str_kv._set_updater(updater)
+str_kv.push(['big', 'dbl'], [nd('big', 0, 20), nd('dbl', 0, 20)])
+saved['updater_big'] = (lambda k: (lambda o: (str_kv.pull(k, out=o), o.asnumpy())[1])(
+    mx.nd.zeros(KEYS[k][0])))('big')
+saved['updater_calls'] = np.array([str(c) for c in calls])
+
+# 2-bit compression: every worker quantizes its own sum with its own residual
+ckv = mx.kv.create('dist_device_sync')
+ckv.set_gradient_compression({'type': '2bit', 'threshold': 0.5})
+ckv.init('c', mx.nd.zeros((37,)))
+for step in range(3):
+    grads = [mx.nd.array(value('c', r, d, step, shape=(37,), dtype='float32'), ctx=ctxs[d])
+             for d in range(2)]
+    out = mx.nd.zeros((37,))
+    ckv.pushpull('c', grads, out=out)
+    saved['compressed_%d' % step] = out.asnumpy()
+
+# workers that push different keys get an error naming the round, not a wrong sum
+try:
+    kv.push(3 if r == 0 else 9, nd(3 if r == 0 else 9, 0, 30))
+    saved['mismatch'] = np.array('no error')
+except mx.MXNetError as err:
+    saved['mismatch'] = np.array(str(err))
+kv.barrier()    # the rounds still line up after the refused one
+
+np.savez(os.path.join(out_dir, 'rank%d.npz' % r), **saved)

@@ -1,0 +1,87 @@
+"""dist_async with 2 workers and 2 servers (4 processes on 2 cores): every push is
+applied exactly once, as it arrives; the final weights equal a replay of the arrival
+order. Also pushpull, 2-bit compression, states gathered from both servers, Module.fit."""
+import numpy as np
+import pytest
+
+import symmod as mx
+from dist_cases import value, quantize_2bit
+import dist_training as dt
+import mpirun
+
+WORKERS, SERVERS, STEPS = 2, 2, 6
+SIZE = WORKERS * STEPS
+
+
+@pytest.fixture(scope='module')
+def job(tmp_path_factory):
+    return mpirun.run('async_pushes.py', WORKERS, tmp_path_factory.mktemp('async'),
+                      servers=SERVERS)
+
+
+@pytest.fixture(scope='module')
+def ranks(job):
+    return mpirun.results(job, WORKERS)
+
+
+def arrival_positions(weights):
+    """w = 0.5 w - onehot per push: push j ends as -0.5**(pushes after it)."""
+    later = -np.log2(-weights.astype(np.float64))
+    assert np.all(later == np.round(later)), weights
+    return (SIZE - 1 - later).astype(int)
+
+
+@pytest.mark.parametrize('key', ['x', 'z'])
+def test_every_push_applied_exactly_once(ranks, key):
+    positions = arrival_positions(ranks[0][key])
+    assert sorted(positions) == list(range(SIZE))
+    for worker in range(WORKERS):   # one worker's pushes arrive in the order it sent them
+        mine = positions[worker * STEPS:(worker + 1) * STEPS]
+        assert list(mine) == sorted(mine)
+    np.testing.assert_array_equal(ranks[1][key], ranks[0][key])
+
+
+def test_weights_equal_a_replay_of_the_arrival_order(ranks):
+    order = np.argsort(arrival_positions(ranks[0]['x']))    # 'y' shares x's server
+    weight = value('y', 0, 0, 0, (4,), 'float32')
+    for push in order:
+        worker, step = divmod(int(push), STEPS)
+        grad = value('y', worker, 0, step + 1, (4,), 'float32')
+        weight = weight - np.float32(1.0) * (grad + np.float32(0.5) * weight)
+    np.testing.assert_allclose(ranks[0]['y'], weight, rtol=1e-6, atol=1e-7)
+
+
+def test_pushpull_returns_the_value_right_after_the_own_push(ranks):
+    x = ranks[0]['x']
+    got = sorted([ranks[0]['pushpull_x'], ranks[1]['pushpull_x']], key=lambda a: a[0])
+    np.testing.assert_array_equal(got[0], x * np.float32(0.5))
+    np.testing.assert_array_equal(got[1], x * np.float32(0.25))
+
+
+def test_2bit_compression_per_worker_residual(ranks):
+    weight = np.zeros(37, np.float32)
+    for worker in range(WORKERS):
+        residual = np.zeros(37, np.float32)
+        for step in range(3):
+            q, residual = quantize_2bit(residual, value('c', worker, 0, step, (37,),
+                                                        'float32'), 0.5)
+            weight = weight - q
+    np.testing.assert_array_equal(ranks[0]['compressed'], weight)
+
+
+def test_rank0_saves_the_states_of_every_server(ranks, job):
+    updater = mx.optimizer.get_updater(mx.optimizer.SGD())
+    with open(job.out / 'async.states', 'rb') as fin:
+        updater.set_states(fin.read())
+    assert sorted(updater.states) == ['x', 'y', 'z']
+    assert updater.optimizer.wd == 0.5
+    assert updater.optimizer.num_update == SIZE + WORKERS
+
+
+def test_module_fit_trains_through_the_servers(ranks):
+    start = dt.module_params(dt.fit_module(None, 'local', 'sgd', epochs=0))
+    for rank in ranks:
+        for name, initial in start.items():
+            trained = rank['module/' + name]
+            assert np.isfinite(trained).all()
+            assert not np.allclose(trained, initial), name

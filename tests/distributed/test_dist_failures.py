@@ -1,0 +1,35 @@
+"""Failures end the whole job within seconds, with a message and a non-zero exit code,
+instead of leaving the other ranks waiting forever. The jobs run side by side."""
+import pytest
+
+import mpirun
+
+CASES = {
+    'exception': ({}, ['rank 1 of 2', 'raised an uncaught exception',
+                       'RuntimeError: rank 1 fails on purpose']),
+    'kill': ({}, ['rank 1']),
+    'uneven': ({}, ['rank 1 has left the job', "keys ['fc_weight', 'fc_bias']"]),
+    'timeout': ({'SYMMOD_KVSTORE_TIMEOUT': '4'},
+                ["key 'w'", 'waited more than 4 s for rank 1', 'SYMMOD_KVSTORE_TIMEOUT']),
+    'async_no_optimizer': ({}, ['server rank 1', 'needs an optimizer on the servers']),
+}
+LIMIT = 120     # only a hang takes this long; the jobs end in seconds on an idle machine
+
+
+@pytest.fixture(scope='module')
+def jobs(tmp_path_factory):
+    started = {}
+    for mode, (env, _) in CASES.items():
+        workers, servers = (1, 1) if mode == 'async_no_optimizer' else (2, 0)
+        started[mode] = mpirun.start('failures.py', workers, tmp_path_factory.mktemp(mode),
+                                     servers=servers, args=[mode], env=env, timeout=LIMIT)
+    return {mode: mpirun.finish(s) for mode, s in started.items()}
+
+
+@pytest.mark.parametrize('mode', list(CASES))
+def test_failure_ends_the_job_with_a_message(jobs, mode):
+    job = jobs[mode]
+    assert job.returncode not in (0, 124, None), (job.returncode, job.stderr)
+    assert job.seconds < LIMIT
+    for text in CASES[mode][1]:
+        assert text in job.stderr, (text, job.stderr[-4000:])

@@ -1,0 +1,94 @@
+"""dist_sync / dist_device_sync semantics with 4 workers (on 2 cores) under mpiexec:
+what every rank pulls is compared with numpy sums of what the ranks pushed."""
+import numpy as np
+import pytest
+
+from dist_cases import KEYS, value, quantize_2bit
+import mpirun
+
+WORKERS = 4
+
+
+@pytest.fixture(scope='module')
+def ranks(tmp_path_factory):
+    job = mpirun.run('sync_semantics.py', WORKERS, tmp_path_factory.mktemp('sync'))
+    return mpirun.results(job, WORKERS)
+
+
+def total(key, step, devices=(0, 1)):
+    return sum(value(key, r, d, step).astype(np.float64) for r in range(WORKERS)
+               for d in devices)
+
+
+def close(actual, expected, dtype):
+    tol = {'float16': 2e-3, 'float32': 1e-6, 'float64': 1e-12}[np.dtype(dtype).name]
+    np.testing.assert_allclose(actual.astype(np.float64), expected, rtol=tol, atol=tol)
+
+
+def test_identity(ranks):
+    assert [int(r['rank']) for r in ranks] == list(range(WORKERS))
+    assert all(int(r['num_workers']) == WORKERS and str(r['type']) == 'dist_sync'
+               for r in ranks)
+
+
+def test_every_rank_sees_the_same_bits(ranks):
+    for name in ranks[0]:
+        if name not in ('rank', 'mismatch', 'states_written'):
+            for other in ranks[1:]:
+                assert ranks[0][name].tobytes() == other[name].tobytes(), name
+
+
+@pytest.mark.parametrize('key', list(KEYS))
+def test_init_takes_rank0_value(ranks, key):
+    np.testing.assert_array_equal(ranks[1]['init_%s' % key], value(key, 0, 0, 0))
+
+
+@pytest.mark.parametrize('key', [3, 9])
+def test_push_sums_devices_and_workers(ranks, key):
+    close(ranks[2]['push_%s' % key], total(key, 1), KEYS[key][1])
+
+
+@pytest.mark.parametrize('key', ['big', 'half', 'dbl'])
+def test_pushpull(ranks, key):
+    close(ranks[3]['pushpull_%s' % key], total(key, 2), KEYS[key][1])
+    close(ranks[3]['pushpull_out_%s' % key], total(key, 3, devices=(0,)), KEYS[key][1])
+    assert ranks[3]['pushpull_%s' % key].dtype == np.dtype(KEYS[key][1])
+
+
+def test_broadcast_copies_rank0_value_to_every_output(ranks):
+    for dev in range(2):
+        np.testing.assert_array_equal(ranks[1]['broadcast'][dev], value(3, 0, 0, 4))
+
+
+def test_optimizer_runs_once_per_round_on_the_sum(ranks):
+    weight = ranks[0]['push_3'].astype(np.float64)
+    mom = np.zeros_like(weight)
+    for step in range(3):
+        grad = total(3, 10 + step)
+        mom = 0.9 * mom - 0.1 * (0.5 * grad + 0.01 * weight)
+        weight = weight + mom
+    close(ranks[1]['sgd_3'], weight, 'float32')
+    assert bool(ranks[0]['states_written'])
+
+
+def test_user_updater_called_per_key_with_the_sum(ranks):
+    assert list(ranks[0]['updater_calls']) == ['big', 'dbl']
+    expected = total('big', 3, devices=(0,)) * 2 + total('big', 20, devices=(0,))
+    close(ranks[1]['updater_big'], expected, 'float32')
+
+
+def test_2bit_compression_with_per_worker_residuals(ranks):
+    residuals = [np.zeros(37, np.float32) for _ in range(WORKERS)]
+    for step in range(3):
+        expected = np.zeros(37, np.float32)
+        for r in range(WORKERS):
+            worker_sum = (value('c', r, 0, step, (37,), 'float32')
+                          + value('c', r, 1, step, (37,), 'float32'))
+            q, residuals[r] = quantize_2bit(residuals[r], worker_sum, 0.5)
+            expected = expected + q
+        np.testing.assert_array_equal(ranks[2]['compressed_%d' % step], expected)
+
+
+def test_workers_pushing_different_keys_get_an_error(ranks):
+    for r in ranks:
+        assert 'differs between workers' in str(r['mismatch'])
