@@ -1,4 +1,4 @@
-"""dist_sync / dist_device_sync semantics with 4 workers (on 2 cores) under mpiexec:
+"""dist_sync / dist_device_sync semantics with 3 workers (on 2 cores) under mpiexec:
 what every rank pulls is compared with numpy sums of what the ranks pushed."""
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import pytest
 from dist_cases import KEYS, value, quantize_2bit
 import mpirun
 
-WORKERS = 4
+WORKERS = 3
 
 
 @pytest.fixture(scope='module')
