@@ -123,12 +123,23 @@ def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_o
             kvstore.broadcast(name, arg_params[name], out=param_on_devs)
 
 
-def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
-    """Push gradients into the store (which runs the optimizer) and pull the weights.
+def _pushpull_all(kvstore, keys, values, outs=None):
+    """``pushpull`` of every key: in one call for symmod's own stores (a distributed
+    store then sends them in few messages, and treats each key as MXNet's per-key calls
+    would), else one call per key with MXNet's priorities (user-registered stores)."""
+    from .kvstore import KVStore
+    if not keys:
+        return
+    if isinstance(kvstore, KVStore):
+        kvstore.pushpull(keys, values, out=outs)
+        return
+    for index, (key, value) in enumerate(zip(keys, values)):
+        kvstore.pushpull(key, value, out=None if outs is None else outs[index],
+                         priority=-index)
 
-    All parameters go in one call, so that a distributed store can send them in few
-    messages; a store treats each key of the call as MXNet's per-key calls would.
-    """
+
+def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
+    """Push gradients into the store (which runs the optimizer) and pull the weights."""
     names, grads, args = [], [], []
     for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
         if grad_list[0] is None:
@@ -136,8 +147,7 @@ def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
         names.append(param_names[index])
         grads.append(grad_list)
         args.append(arg_list)
-    if names:
-        kvstore.pushpull(names, grads, out=args)
+    _pushpull_all(kvstore, names, grads, args)
 
 
 def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
@@ -145,14 +155,9 @@ def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
     """Sum gradients over devices (through ``kvstore`` if any), then run ``updater`` per
     device on all parameters at once. Updater index = param_index * num_device + device."""
     updates = [[] for _ in range(num_device)]
-    if kvstore:     # all gradients in one call (few messages for a distributed store)
-        names, grads = [], []
-        for index, grad_list in enumerate(grad_arrays):
-            if grad_list[0] is not None:
-                names.append(param_names[index])
-                grads.append(grad_list)
-        if names:
-            kvstore.pushpull(names, grads)
+    if kvstore:
+        valid = [i for i, grad_list in enumerate(grad_arrays) if grad_list[0] is not None]
+        _pushpull_all(kvstore, [param_names[i] for i in valid], [grad_arrays[i] for i in valid])
     for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
         if grad_list[0] is None:
             continue

@@ -9,7 +9,7 @@ are scaled by ``rescale_grad = scale / batch_size``.
 from .. import autograd
 from .. import optimizer as opt
 from ..formats.atomic import atomic_write
-from ..model import _create_kvstore
+from ..model import _create_kvstore, _pushpull_all
 from .parameter import Parameter
 from .parameter_dict import ParameterDict
 
@@ -248,16 +248,11 @@ class Trainer:
     def _allreduce_grads(self):
         if not self._kvstore:
             return
-        # every Parameter in one call: a distributed store sends them in few messages
         keys = [i for i, param in enumerate(self._params) if param.grad_req != 'null']
-        if not keys:
-            return
         grads = [self._params[i].list_grad() for i in keys]
-        if self._update_on_kvstore:
-            self._kvstore.pushpull(keys, grads, out=[self._params[i].list_data()
-                                                     for i in keys])
-        else:
-            self._kvstore.pushpull(keys, grads)
+        outs = [self._params[i].list_data() for i in keys] if self._update_on_kvstore \
+            else None
+        _pushpull_all(self._kvstore, keys, grads, outs)
 
     def update(self, batch_size, ignore_stale_grad=False):
         """Apply the optimizer (after :meth:`allreduce_grads`); see :meth:`step`.

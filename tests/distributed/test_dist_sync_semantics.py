@@ -50,9 +50,9 @@ def test_push_sums_devices_and_workers(ranks, key):
 
 @pytest.mark.parametrize('key', ['big', 'half', 'dbl'])
 def test_pushpull(ranks, key):
-    close(ranks[3]['pushpull_%s' % key], total(key, 2), KEYS[key][1])
-    close(ranks[3]['pushpull_out_%s' % key], total(key, 3, devices=(0,)), KEYS[key][1])
-    assert ranks[3]['pushpull_%s' % key].dtype == np.dtype(KEYS[key][1])
+    close(ranks[-1]['pushpull_%s' % key], total(key, 2), KEYS[key][1])
+    close(ranks[-1]['pushpull_out_%s' % key], total(key, 3, devices=(0,)), KEYS[key][1])
+    assert ranks[-1]['pushpull_%s' % key].dtype == np.dtype(KEYS[key][1])
 
 
 def test_broadcast_copies_rank0_value_to_every_output(ranks):
