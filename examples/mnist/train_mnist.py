@@ -7,6 +7,12 @@ By default it uses the 5,000 real MNIST digits shipped in examples/mnist/data/
     python examples/mnist/train_mnist.py --network lenet --num-epochs 10
     python examples/mnist/train_mnist.py --model-prefix /tmp/mlp --num-epochs 4
     python examples/mnist/train_mnist.py --model-prefix /tmp/mlp --load-epoch 4 --num-epochs 8
+
+On several processes (or machines, with -H hostfile), as MXNet's examples do it: each
+worker reads its own part of the training digits, every worker runs the same number of
+batches per epoch (mx.io.ResizeIter), and only rank 0 writes checkpoints:
+
+    python -m symmod.launch -n 2 python examples/mnist/train_mnist.py --kv-store dist_sync
 """
 import argparse
 import gzip
@@ -47,15 +53,19 @@ def read_data(data_dir, label_file, image_file):
     return label, image.astype(np.float32) / 255
 
 
-def get_mnist_iter(args):
-    """Shuffled training iterator and validation iterator."""
+def get_mnist_iter(args, num_parts=1, part_index=0):
+    """Shuffled training iterator over part ``part_index`` of ``num_parts`` equal parts
+    of the training digits (MNISTIter's split), and the validation iterator."""
     train_lbl, train_img = read_data(args.data_dir, 'train-labels-idx1-ubyte',
                                      'train-images-idx3-ubyte')
     val_lbl, val_img = read_data(args.data_dir, 't10k-labels-idx1-ubyte',
                                  't10k-images-idx3-ubyte')
-    train = mx.io.NDArrayIter(train_img, train_lbl, args.batch_size, shuffle=True)
+    start = int(len(train_lbl) / num_parts * part_index)
+    end = int(len(train_lbl) / num_parts * (part_index + 1))
+    train = mx.io.NDArrayIter(train_img[start:end], train_lbl[start:end], args.batch_size,
+                              shuffle=True)
     val = mx.io.NDArrayIter(val_img, val_lbl, args.batch_size)
-    return train, val
+    return train, val, len(train_lbl)
 
 
 def parse_args(argv=None):
@@ -98,11 +108,21 @@ def _lr_scheduler(args, epoch_size):
 
 def main(argv=None):
     args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format='%(asctime)-15s %(message)s')
+    # a distributed store is made first: its rank names this process in the log
+    kv = mx.kv.create(args.kv_store) if 'dist' in args.kv_store else args.kv_store
+    rank, workers = (kv.rank, kv.num_workers) if 'dist' in args.kv_store else (0, 1)
+    logging.basicConfig(level=logging.INFO,
+                        format='%(asctime)-15s Node[' + str(rank) + '] %(message)s')
     logging.info('start with arguments %s', args)
     np.random.seed(args.seed)
     mx.random.seed(args.seed)
-    train, val = get_mnist_iter(args)
+    train, val, num_examples = get_mnist_iter(args, workers, rank)
+    epoch_size = -(-train.num_data // args.batch_size)
+    if 'dist' in args.kv_store and 'async' not in args.kv_store:
+        # every worker must run the same number of batches (MXNet's fit.py rule)
+        epoch_size = -(-int(num_examples / workers) // args.batch_size)
+        logging.info('Resizing training data to %d batches per machine', epoch_size)
+        train = mx.io.ResizeIter(train, epoch_size)
     network = NETWORKS[args.network](args.num_classes)
     contexts = [mx.cpu(i) for i in range(args.num_cpus)]
 
@@ -118,7 +138,6 @@ def main(argv=None):
     else:
         model = mx.mod.Module(network, context=contexts)
 
-    epoch_size = -(-train.num_data // args.batch_size)
     optimizer_params = {'learning_rate': args.lr, 'wd': args.wd}
     scheduler = _lr_scheduler(args, epoch_size)
     if scheduler is not None:
@@ -126,7 +145,7 @@ def main(argv=None):
     if args.optimizer in ('sgd', 'dcasgd', 'nag', 'signum', 'lbsgd'):
         optimizer_params['momentum'] = args.mom
     checkpoint = None
-    if args.model_prefix:
+    if args.model_prefix and rank == 0:     # one copy of each checkpoint, from rank 0
         checkpoint = mx.callback.module_checkpoint(model, args.model_prefix,
                                                    save_optimizer_states=True)
     model.fit(train,
@@ -134,7 +153,7 @@ def main(argv=None):
               eval_metric='accuracy',
               begin_epoch=args.load_epoch or 0,
               num_epoch=args.num_epochs,
-              kvstore=args.kv_store,
+              kvstore=kv,
               optimizer=args.optimizer,
               optimizer_params=optimizer_params,
               initializer=mx.init.Xavier(rnd_type='gaussian', factor_type='in', magnitude=2),
