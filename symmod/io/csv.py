@@ -4,6 +4,7 @@ import os
 import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_int, parse_tuple
+from .mnist import _part as part_range
 from .native import MXDataIter
 
 __all__ = ['CSVIter']
@@ -79,6 +80,10 @@ class CSVIter(MXDataIter):
         Fill the last batch from the start of the data (default True).
     dtype : {'float32', 'int32', 'int64'}, optional
         Type of the parsed numbers (default float32).
+    num_parts, part_index : int, optional
+        Read only part ``part_index`` of ``num_parts`` nearly equal parts of the rows
+        (the split of ``MNISTIter``), e.g. one part per worker of a distributed job.
+        MXNet's CSVIter ignores these arguments; symmod splits.
     prefetch_buffer, ctx : optional
         Accepted for compatibility.
     data_name, label_name : str, optional
@@ -94,7 +99,7 @@ class CSVIter(MXDataIter):
     def __init__(self, *args, data_csv=None, data_shape=None, label_csv='NULL',
                  label_shape=(1,), batch_size=None, round_batch=True, prefetch_buffer=4,
                  ctx='gpu', dtype=None, data_name='data', label_name='softmax_label',
-                 **kwargs):
+                 num_parts=1, part_index=0, **kwargs):
         if args:
             raise TypeError('CSVIter can only accept keyword arguments')
         for name, value in (('data_csv', data_csv), ('data_shape', data_shape),
@@ -120,8 +125,18 @@ class CSVIter(MXDataIter):
             if self._label.shape[0] < count:
                 raise MXNetError('CSVIter: "%s" has %d rows but the label file "%s" only %d'
                                  % (data_csv, count, label_csv, self._label.shape[0]))
+        num_parts, part_index = parse_int(num_parts), parse_int(part_index)
+        if num_parts < 1 or not 0 <= part_index < num_parts:
+            raise MXNetError('CSVIter: part_index must be in [0, num_parts), found '
+                             'part_index=%d with num_parts=%d' % (part_index, num_parts))
+        if num_parts > 1:
+            start, end = part_range(count, num_parts, part_index)
+            self._data, self._label = self._data[start:end], self._label[start:end]
+            count = end - start
         if count == 0:
-            raise MXNetError('CSVIter: "%s" holds no rows' % data_csv)
+            raise MXNetError('CSVIter: "%s" holds no rows%s' % (
+                data_csv, ' in part %d of %d' % (part_index, num_parts) if num_parts > 1
+                else ''))
         # the batch loader's state: next row, rows borrowed by a round batch, and
         # buffers that keep their old contents between batches (as MXNet's do)
         self._row = 0

@@ -1,10 +1,10 @@
 """``mx.gluon.data``: datasets, samplers and the DataLoader (``vision`` for images)."""
 from .dataset import Dataset, SimpleDataset, ArrayDataset, RecordFileDataset
 from .sampler import (Sampler, SequentialSampler, RandomSampler, FilterSampler, BatchSampler,
-                      IntervalSampler)
+                      IntervalSampler, SplitSampler)
 from .dataloader import DataLoader
 from . import vision
 
 __all__ = ['Dataset', 'SimpleDataset', 'ArrayDataset', 'RecordFileDataset', 'Sampler',
            'SequentialSampler', 'RandomSampler', 'FilterSampler', 'BatchSampler',
-           'IntervalSampler', 'DataLoader', 'vision']
+           'IntervalSampler', 'SplitSampler', 'DataLoader', 'vision']

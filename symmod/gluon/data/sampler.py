@@ -6,8 +6,8 @@ batch ('keep', 'discard' or 'rollover' into the next epoch), exactly as MXNet 1.
 """
 import numpy as np
 
-__all__ = ['Sampler', 'SequentialSampler', 'RandomSampler', 'FilterSampler', 'BatchSampler',
-           'IntervalSampler']
+__all__ = ['Sampler', 'SequentialSampler', 'RandomSampler', 'SplitSampler', 'FilterSampler',
+           'BatchSampler', 'IntervalSampler']
 
 _LAST_BATCH_MODES = ('keep', 'discard', 'rollover')
 
@@ -71,6 +71,50 @@ class RandomSampler(Sampler):
 
     def __len__(self):
         return self._length
+
+
+class SplitSampler(Sampler):
+    """Part ``part_index`` of ``num_parts`` equal parts of ``[0, length)``, shuffled anew
+    on every pass: each worker of a distributed job samples its own part (MXNet's
+    distributed-training example sampler).
+
+    Every part has ``length // num_parts`` indices (the rest, at most ``num_parts - 1``,
+    is left out), so every worker runs the same number of batches.
+
+    Parameters
+    ----------
+    length : int
+        The number of samples of the dataset.
+    num_parts : int, default 1
+        How many parts (the number of workers).
+    part_index : int, default 0
+        Which part (the worker's rank).
+    shuffle : bool, default True
+        Shuffle the part (``numpy.random.shuffle``) on every pass.
+
+    Examples
+    --------
+    >>> kv = mx.kv.create('dist_sync')
+    >>> sampler = mx.gluon.data.SplitSampler(50000, kv.num_workers, kv.rank)
+    >>> loader = mx.gluon.data.DataLoader(dataset, batch_size=64, sampler=sampler)
+    """
+
+    def __init__(self, length, num_parts=1, part_index=0, shuffle=True):
+        if num_parts < 1 or not 0 <= part_index < num_parts:
+            raise ValueError('SplitSampler: part_index must be in [0, num_parts), found '
+                             'part_index=%d with num_parts=%d' % (part_index, num_parts))
+        self._part_len = length // num_parts
+        self._start = self._part_len * part_index
+        self._shuffle = shuffle
+
+    def __iter__(self):
+        indices = np.arange(self._start, self._start + self._part_len)
+        if self._shuffle:
+            np.random.shuffle(indices)
+        return iter(indices)
+
+    def __len__(self):
+        return self._part_len
 
 
 class FilterSampler(Sampler):
