@@ -77,12 +77,13 @@ class Context(metaclass=_ContextMeta):
     __repr__ = __str__
 
     def __enter__(self):
-        self._old_ctx = current_context()
+        # a per-thread stack: gluon re-enters the same Context object in nested blocks
+        Context._default_ctx.__dict__.setdefault('outer', []).append(current_context())
         Context._default_ctx.value = self
         return self
 
     def __exit__(self, ptype, value, trace):
-        Context._default_ctx.value = self._old_ctx
+        Context._default_ctx.value = Context._default_ctx.outer.pop()
 
     def empty_cache(self):
         """Release cached device memory (a no-op for CPU contexts)."""
