@@ -22,6 +22,7 @@ from ..formats import states as states_format
 from ..formats.atomic import atomic_write
 from ..ndarray import device as _device
 from .. import optimizer as opt
+from ..optimizer.updater import load_states_file
 from . import mpi
 from .base import group_pairs
 from .compression import packed_nbytes
@@ -257,11 +258,10 @@ class DistAsyncKVStore(DistStore):
             Input file.
         """
         assert self._updater is not None, 'Cannot load states: no optimizer is set'
-        with open(fname, 'rb') as fin:
-            states = fin.read()
-        self._updater.set_states(states)
+        load_states_file(self._updater, fname)     # checks the file; errors name it
         if self.rank == 0:
-            self._servers.set_states(states)
+            with open(fname, 'rb') as fin:
+                self._servers.set_states(fin.read())
         self._transport.barrier('load_optimizer_states')
 
     def barrier(self):

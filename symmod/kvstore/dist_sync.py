@@ -35,6 +35,7 @@ from ..formats.atomic import atomic_write
 from ..ndarray import NDArray
 from ..ndarray import device as _device
 from .. import optimizer as opt
+from ..optimizer.updater import load_states_file
 from .base import group_pairs
 from .compression import packed_nbytes
 from .dist_base import DistStore
@@ -217,5 +218,4 @@ class DistSyncKVStore(DistStore):
             Input file, written by :meth:`save_optimizer_states` or by MXNet.
         """
         assert self._updater is not None, 'Cannot load states: no optimizer is set'
-        with open(fname, 'rb') as fin:
-            self._updater.set_states(fin.read())
+        load_states_file(self._updater, fname)
