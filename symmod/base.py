@@ -180,6 +180,8 @@ def attr_str(value):
         return value.name
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value).name
+    if isinstance(value, np.generic):       # numpy 2 would print np.int64(3)
+        return str(value.item())
     if isinstance(value, (tuple, list)):
         # numpy 2 prints np.int64(3) inside containers; MXNet's str() saw plain 3
         value = type(value)(v.item() if isinstance(v, np.generic) else v for v in value)

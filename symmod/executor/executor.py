@@ -115,6 +115,8 @@ class Executor:
                 raise ValueError('head gradient %d has shape %s, output has shape %s'
                                  % (i, source.shape, target.shape))
             np.copyto(target, source, casting='unsafe')
+        for grad in self._plan.zero_grad_arrays:    # gradients nothing flows into
+            grad[...] = 0
         if _profiler._symbolic_on:
             self._backward_profiled()
             return
@@ -246,5 +248,7 @@ class Executor:
                  'Total %d forward steps, %d backward steps' % (len(self._forward_steps),
                                                                  len(self._backward_steps)),
                  'Intermediate storage: %.1f KB (pool %.1f KB)'
-                 % (self._plan.storage_bytes / 1024.0, self._pool.nbytes / 1024.0)]
+                 % (self._plan.storage_bytes / 1024.0, self._pool.nbytes / 1024.0),
+                 # MXNet's line: the memory the executor allocates beyond the bound arrays
+                 'Total %d MB allocated' % (self._plan.storage_bytes // (1 << 20))]
         return '\n'.join(lines)

@@ -15,6 +15,7 @@ input's shape per input and never the gradient array of a 'null' argument.
 import numpy as np
 
 from ..base import MXNetError
+from ..ops.registry import Operator
 from ..symbol import graph as _graph
 from ..symbol.infer import infer_shapes, infer_types
 from .memory import assign_storage, view
@@ -117,14 +118,35 @@ class Plan:
 
     # ---- which entries need gradients --------------------------------------------------
     def _mark_gradients(self, var_req):
+        # entries that depend on an argument wanting a gradient ...
         needs = {(id(n), 0) for n in self.arg_nodes if var_req[id(n)] != 'null'}
-        self.backward_nodes = []
+        candidates = []
         for node in self.op_nodes:
             n_args = node.num_arguments()
             if any((id(c), i) in needs for c, i in node.inputs[:n_args]):
-                self.backward_nodes.append(node)
+                candidates.append(node)
                 needs.update((id(node), i) for i in range(node.num_outputs()))
-        self.needs_grad = needs
+        # ... and that a gradient reaches from the heads (BlockGrad stops it): MXNet's zero
+        # propagation, so a graph ending in stop_gradient runs no backward step at all
+        flows = {(id(n), i) for n, i in self.heads}
+        self.backward_nodes = []
+        for node in reversed(candidates):
+            if not any((id(node), i) in flows for i in range(node.num_outputs())):
+                continue
+            op = self.operators[id(node)]
+            if not op.needs_grad_buffer:
+                continue
+            if type(op).backward is Operator.backward:
+                raise MXNetError('Operator %s is non-differentiable: it defines no gradient, '
+                                 'and node %s is on the path of a requested gradient (set '
+                                 "grad_req 'null' for its inputs)" % (op.name, node.name))
+            self.backward_nodes.append(node)
+            flows.update((id(c), i) for c, i in node.inputs[:node.num_arguments()])
+        self.backward_nodes.reverse()
+        self.needs_grad = {k for k in needs if k in flows}
+        # arguments asking for a gradient that nothing reaches: MXNet writes zeros
+        self.zero_grads = [n for n in self.arg_nodes
+                           if var_req[id(n)] == 'write' and (id(n), 0) not in flows]
 
     # ---- buffers ---------------------------------------------------------------------------
     def _allocate(self, pool, var_req, var_grad):
@@ -156,6 +178,9 @@ class Plan:
                     continue
                 buffers.append((first_write[key], bwd_step[id(node)], self._nbytes(key)))
                 keys.append(('grad', key))
+        self.zero_grad_arrays = [var_grad[id(n)] for n in self.zero_grads
+                                 if var_grad[id(n)] is not None]
+        del self.zero_grads
         for node in self.arg_nodes:
             key = (id(node), 0)
             if key in self.needs_grad:

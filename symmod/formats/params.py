@@ -65,9 +65,10 @@ def _record_parts(array, magic):
 
 
 def _magic_for(arrays):
-    # MXNet writes V3 records only inside np_shape(True), and then writes every record
-    # of the file as V3; a V2 record cannot hold a 0-d array that MXNet can read back.
-    return V3_MAGIC if any(a.ndim == 0 for a in arrays) else V2_MAGIC
+    # MXNet writes V3 records inside np_shape(True), and then writes every record of the
+    # file as V3; a V2 record cannot hold a 0-d array that MXNet can read back.
+    from ..util import is_np_shape
+    return V3_MAGIC if is_np_shape() or any(a.ndim == 0 for a in arrays) else V2_MAGIC
 
 
 def encode_record(array):
@@ -211,7 +212,22 @@ def _read_shape(reader, what):
     if ndim < 0 or any(d < 0 for d in shape):
         raise reader.error('%s has an impossible shape %s (ndim %d) at offset %d'
                            % (what, tuple(shape), ndim, start))
+    _check_shape_semantics(reader, what, magic, shape)
     return tuple(int(d) for d in shape)
+
+
+def _check_shape_semantics(reader, what, magic, shape):
+    """A 0 dim is a zero-size axis in a V3 (NumPy-shape) record and an unknown one in a
+    V2 record: as in MXNet, such a record loads only under the semantics it was saved in."""
+    if 0 not in shape:
+        return
+    from ..util import is_np_shape
+    if magic == V3_MAGIC and not is_np_shape():
+        raise reader.error('%s has zero-size shape %s saved with NumPy shape semantics; load '
+                           'it within mx.np_shape(True)' % (what, tuple(shape)))
+    if magic != V3_MAGIC and is_np_shape():
+        raise reader.error('%s has shape %s saved with legacy shape semantics (0 means '
+                           'unknown); load it outside mx.np_shape(True)' % (what, tuple(shape)))
 
 
 def _read_record(reader, what):

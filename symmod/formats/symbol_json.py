@@ -82,8 +82,16 @@ def _graph_dict(symbol):
         'arg_nodes': [i for i, n in enumerate(nodes) if n.op is None],
         'node_row_ptr': row_ptr,
         'heads': [[index[id(n)], i, 0] for n, i in symbol._outputs],
-        'attrs': {'mxnet_version': ['int', MXNET_VERSION]},
+        'attrs': _graph_attrs(),
     }
+
+
+def _graph_attrs():
+    from ..util import is_np_shape
+    attrs = {'mxnet_version': ['int', MXNET_VERSION]}
+    if is_np_shape():       # MXNet marks graphs saved with NumPy-shape semantics
+        attrs = {'is_np_shape': ['int', 1], 'mxnet_version': ['int', MXNET_VERSION]}
+    return attrs
 
 
 def dumps(symbol):

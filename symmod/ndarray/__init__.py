@@ -11,8 +11,13 @@ from . import register as _register
 _internal = types.ModuleType(__name__ + '._internal', 'Internal operators (names starting with _).')
 sys.modules[_internal.__name__] = _internal
 _register.populate(globals(), _internal.__dict__)
+_ops.fluent.attach(NDArray, _register._OPS)   # x.abs(), x.topk(), ... from the registry
 op = sys.modules[__name__]
 from ..optimizer.fused_ops import *  # noqa: E402,F401,F403  (sgd_update, adam_update, ...)
 from . import contrib  # noqa: E402  (mx.nd.contrib.adamw_update, ...)
 from .. import random  # noqa: E402  (mx.nd.random: the samplers of symmod.random)
 from . import linalg  # noqa: E402  (mx.nd.linalg.potrf, ... : the _linalg_ operators)
+from .binary import *  # noqa: E402,F401,F403  (add, subtract, ..., logical_xor)
+from .functions import *  # noqa: E402,F401,F403  (eye, linspace, histogram, split_v2)
+from .dlpack import to_dlpack_for_read, to_dlpack_for_write, from_dlpack  # noqa: E402,F401
+from .cached_op import CachedOp  # noqa: E402,F401

@@ -207,6 +207,30 @@ class NDArray:
         """A new NDArray sharing memory but cut out of the autograd graph."""
         return NDArray(self._data, self._ctx)
 
+    def to_dlpack_for_read(self):
+        """A DLPack capsule viewing this array's memory (see ``mx.nd.from_dlpack``)."""
+        from .dlpack import to_dlpack_for_read
+        return to_dlpack_for_read(self)
+
+    def to_dlpack_for_write(self):
+        """A DLPack capsule viewing this array's memory, for writing."""
+        from .dlpack import to_dlpack_for_write
+        return to_dlpack_for_write(self)
+
+    def split_v2(self, *args, **kwargs):
+        """``mx.nd.split_v2(self, ...)``: split at indices or into equal sections."""
+        from .functions import split_v2
+        return split_v2(self, *args, **kwargs)
+
+    def slice_assign(self, rhs, begin, end, step):
+        """Write ``rhs`` into the region ``self[begin:end:step]`` in place; returns self."""
+        return _op('_slice_assign')(self, rhs, begin=begin, end=end, step=step, out=self)
+
+    def slice_assign_scalar(self, value, begin, end, step):
+        """Set the region ``self[begin:end:step]`` to ``value`` in place; returns self."""
+        return _op('_slice_assign_scalar')(self, scalar=float(value), begin=begin, end=end,
+                                           step=step, out=self)
+
     def as_np_ndarray(self):
         return self
 
@@ -215,7 +239,10 @@ class NDArray:
 
     # ---- shape manipulation --------------------------------------------------
     def reshape(self, *shape, **kwargs):
-        """Return a view with a new shape; supports MXNet's special values 0 and -1..-4.
+        """Return a view with a new shape (sharing memory); supports MXNet's special values
+        0 and -1..-4.
+
+        Raises ValueError when the new shape holds fewer elements than the array.
 
         Examples
         --------
@@ -231,19 +258,52 @@ class NDArray:
         reverse = kwargs.pop('reverse', False)
         if kwargs:
             raise TypeError('Got unknown keywords in reshape: %s' % ', '.join(kwargs))
-        return _op('Reshape')(self, shape=tuple(shape), reverse=reverse)
+        shape = tuple(int(d) for d in shape)
+        if self._recorded():
+            return _op('Reshape')(self, shape=shape, reverse=reverse)
+        return self._view(self._reshaped(shape, reverse))
 
-    def reshape_like(self, other):
-        """Reshape to the shape of ``other``."""
-        return self.reshape(other.shape)
+    def _reshaped(self, shape, reverse=False):
+        """The shape ``reshape(shape)`` gives, by the Reshape operator's rules."""
+        from ..ops.registry import ShapeError
+        from .register import operator_instance
+        op = operator_instance('Reshape', {'shape': shape, 'reverse': reverse})
+        try:
+            return tuple(op.infer_shape([self.shape], [None], [])[1][0])
+        except ShapeError as err:
+            if all(d > 0 for d in shape) and int(np.prod(shape)) < self.size:
+                raise ValueError('Cannot reshape array of size %d into shape %s'
+                                 % (self.size, shape)) from None
+            raise MXNetError(str(err)) from None
+
+    def _view(self, shape):
+        """An NDArray of ``shape`` sharing this array's memory."""
+        return NDArray(self._data.reshape(shape), self._ctx)
+
+    def reshape_like(self, *args, **kwargs):
+        """Reshape to the shape of another array (``reshape_like`` operator's rules)."""
+        return _op('reshape_like')(self, *args, **kwargs)
 
     def flatten(self, inplace=False):
-        """Collapse all axes but the first."""
+        """Collapse all axes but the first (a view sharing memory when ``inplace``)."""
+        if inplace and not self._recorded():
+            return self._view((self.shape[0] if self.ndim else 1, -1))
         return _op('Flatten')(self)
 
     def expand_dims(self, axis, inplace=False):
-        """Insert a new axis of size 1 at ``axis``."""
+        """Insert a new axis of size 1 at ``axis`` (a view when ``inplace``)."""
+        if inplace and not self._recorded():
+            shape = list(self.shape)
+            shape.insert(axis + self.ndim + 1 if axis < 0 else axis, 1)
+            return self._view(tuple(shape))
         return _op('expand_dims')(self, axis=axis)
+
+    def squeeze(self, axis=None, inplace=False):
+        """Remove axes of size 1 (all, or those in ``axis``; a view when ``inplace``)."""
+        result = _op('squeeze')(self, axis=axis)
+        if inplace and not self._recorded():
+            return self._view(result.shape)
+        return result
 
     def broadcast_to(self, shape):
         """Broadcast to ``shape``."""
@@ -309,6 +369,11 @@ class NDArray:
                        self._ctx)
 
     def __setitem__(self, key, value):
+        if (self._ag_entry is not None or getattr(value, '_ag_entry', None) is not None):
+            from .. import autograd
+            if autograd.is_recording():
+                raise MXNetError('Inplace operations (+=, -=, x[:]=, etc) are not supported '
+                                 'when recording with autograd.')
         if isinstance(value, NDArray):
             value = value._host()
         elif not isinstance(value, numeric_types + (np.ndarray,)):
@@ -323,6 +388,29 @@ class NDArray:
             host = self._host()
             host[key] = value
             device.copy_into(self._data, host)
+
+    @staticmethod
+    def _basic_indexing_slice_is_contiguous(slc_key, shape):
+        """Whether slicing an array of ``shape`` (C order) with a tuple of slices, one per
+        axis, gives a C-contiguous view."""
+        if len(slc_key) != len(shape):
+            raise ValueError('one slice per axis expected: %d slices for shape %s'
+                             % (len(slc_key), tuple(shape)))
+        sizes, strides = [], []
+        stride = 1
+        for slc, n in reversed(list(zip(slc_key, shape))):
+            start, stop, step = slc.indices(n)
+            sizes.append(len(range(start, stop, step)))
+            strides.append(stride * step)
+            stride *= n
+        if 0 in sizes:
+            return True
+        expected = 1
+        for size, step in zip(sizes, strides):      # innermost axis first
+            if size != 1 and step != expected:
+                return False
+            expected *= size
+        return True
 
     def _slice(self, start, stop):
         """A view of rows ``start:stop`` along the first axis."""
@@ -586,14 +674,16 @@ def empty(shape, ctx=None, dtype=None):
     return NDArray(device.empty(_shape(shape), _as_dtype(dtype), ctx), ctx)
 
 
-def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
-    """An array of zeros (float32 unless ``dtype``)."""
-    return full(shape, 0, ctx=ctx, dtype=dtype)
+def zeros(shape, ctx=None, dtype=None, stype=None, out=None, **kwargs):
+    """An array of zeros (float32 unless ``dtype``; written into ``out`` when given)."""
+    if stype not in (None, 'default'):
+        raise MXNetError('sparse storage type %r is not supported by symmod' % stype)
+    return full(shape, 0, ctx=ctx, dtype=dtype, out=out)
 
 
-def ones(shape, ctx=None, dtype=None, **kwargs):
-    """An array of ones (float32 unless ``dtype``)."""
-    return full(shape, 1, ctx=ctx, dtype=dtype)
+def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
+    """An array of ones (float32 unless ``dtype``; written into ``out`` when given)."""
+    return full(shape, 1, ctx=ctx, dtype=dtype, out=out)
 
 
 def full(shape, val, ctx=None, dtype=None, out=None):
@@ -625,17 +715,24 @@ def array(source_array, ctx=None, dtype=None):
         if host.dtype == object:
             raise TypeError('source_array must be array like object, found %r'
                             % type(source_array))
+    # a scalar gives a 0-d array, as in MXNet (shape (), not (1,))
     host = np.array(host, dtype=np.dtype(dtype), copy=True)
-    if host.ndim == 0:
-        host = host.reshape(1)
     return NDArray(device.to_context(host, ctx), ctx)
 
 
 def from_numpy(ndarray, zero_copy=True):
-    """Wrap a numpy array; with ``zero_copy`` the memory is shared."""
-    if zero_copy and ndarray.flags.c_contiguous:
-        return NDArray(ndarray, current_context())
-    return array(ndarray, dtype=ndarray.dtype)
+    """An NDArray of a numpy array's values.
+
+    With ``zero_copy`` (the default) the NDArray takes over the memory: the numpy array
+    becomes read-only (writes go through the NDArray) and must be C-contiguous.
+    """
+    if not zero_copy:
+        return array(ndarray, dtype=ndarray.dtype)
+    if not ndarray.flags.c_contiguous:
+        raise ValueError('Only c-contiguous arrays are supported for zero-copy')
+    shared = ndarray.view()
+    ndarray.flags.writeable = False
+    return NDArray(shared, current_context())
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=mx_real_t):

@@ -39,3 +39,9 @@ from . import heads
 from . import bbox
 from . import multibox
 from . import contrib
+from . import array_math
+from . import slice_assign
+from . import split_v2
+from . import fluent
+from . import random_draw
+from . import random_pdf

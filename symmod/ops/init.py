@@ -1,5 +1,5 @@
-"""Array creation operators without inputs: _zeros, _ones, _full, _arange, _eye and
-_zeros_without_dtype.
+"""Array creation operators without inputs: _zeros, _ones, _full, _arange, _eye,
+_linspace and _zeros_without_dtype.
 
 Their output shape and dtype come from parameters (``shape``, ``dtype`` with
 default float32); ``ctx`` is accepted for MXNet compatibility and only matters to
@@ -167,3 +167,29 @@ class _arange(_Init):
         positions = (np.arange(out.size, dtype=np.int64) // self.repeat).astype(dtype)
         value = start + positions * step
         store_from(out, req[0], value.reshape(out.shape))
+
+
+@register
+class _linspace(_Init):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (included when ``endpoint``),
+    computed as ``start + i * step`` in float64 and cast to ``dtype``."""
+    name = '_linspace'
+    params = (Param('start', parse_float, doc='The first value.'),
+              Param('stop', parse_float, doc='The last value (or the end when not endpoint).'),
+              Param('num', parse_int, doc='Number of values (non-negative).'),
+              Param('endpoint', parse_bool, True, 'Whether stop is the last value.')) \
+        + _ctx_dtype_params()
+
+    def check_params(self):
+        if self.num < 0:
+            raise MXNetError('_linspace: number of sequence should be non-negative, received %d'
+                             % self.num)
+
+    def _shape(self):
+        return (self.num,)
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        steps = self.num - 1 if self.endpoint else self.num
+        step = (self.stop - self.start) / steps if steps > 0 else 0.0
+        value = self.start + step * np.arange(self.num, dtype=np.float64)
+        store_from(out_data[0], req[0], value.astype(out_data[0].dtype))

@@ -1,4 +1,4 @@
-"""softmax, log_softmax and the legacy SoftmaxActivation.
+"""softmax, log_softmax, softmin and the legacy SoftmaxActivation.
 
 All subtract the maximum along the reduced axis before exponentiating, so large
 inputs never overflow. Gradients are computed from the outputs alone.
@@ -56,6 +56,7 @@ class _SoftmaxBase(Operator):
                     'Mask the input beyond a per-row length (softmax only).'))
     backward_uses_inputs = False
     log = False
+    negate = False      # softmin: softmax of -x
 
     def check_params(self):
         self.use_length = bool(self.use_length)
@@ -102,7 +103,10 @@ class _SoftmaxBase(Operator):
 
     def _scaled(self, x, axis, dst):
         """``(x - max) / temperature`` into ``dst`` (masked rows handled by the caller)."""
-        np.subtract(x, np.max(x, axis=axis, keepdims=True), out=dst)
+        if self.negate:
+            np.subtract(np.min(x, axis=axis, keepdims=True), x, out=dst)
+        else:
+            np.subtract(x, np.max(x, axis=axis, keepdims=True), out=dst)
         if self.temperature is not None and self.temperature != 1:
             dst /= self.temperature
 
@@ -158,6 +162,8 @@ class _SoftmaxBase(Operator):
             _softmax_grad(dy, y, axis, work)
         if self.temperature is not None and self.temperature != 1:
             work /= self.temperature
+        if self.negate:
+            np.negative(work, out=work)
         store_from(dx, req[0], work)
 
 
@@ -254,3 +260,23 @@ class SoftmaxActivation(Operator):
         work = scratch('work', y3.shape, y.dtype)
         _softmax_grad(dy3, y3, 1, work)
         store_from(in_grad[0].reshape(y3.shape), req[0], work)
+
+
+@register
+class softmin(_SoftmaxBase):
+    """Softmin along ``axis``: ``exp(-x / t) / sum(exp(-x / t))``, the softmax of ``-x``.
+
+    Examples
+    --------
+    >>> mx.nd.softmin(mx.nd.array([[1, 2, 3]])).asnumpy()
+    array([[0.66524094, 0.24472848, 0.09003057]], dtype=float32)
+    """
+    name = 'softmin'
+    negate = True
+    inplace = ((0, 0),)
+
+    def check_params(self):
+        super().check_params()
+        if self.use_length:
+            raise MXNetError('softmin: use_length=True is not supported (it has no length '
+                             'input); use softmax')

@@ -1,5 +1,4 @@
 """``mx.sym``: Symbol, variables, groups, JSON loading and one function per operator."""
-import builtins
 import sys
 import types
 
@@ -10,6 +9,7 @@ from . import register as _register
 _internal = types.ModuleType(__name__ + '._internal', 'Internal operators (names starting with _).')
 sys.modules[_internal.__name__] = _internal
 _register.populate(globals(), _internal.__dict__)
+_ops.fluent.attach(Symbol, _register._FUNCS)   # x.abs(), x.topk(), ... from the registry
 op = sys.modules[__name__]
 
 
@@ -36,36 +36,5 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
                              dtype='float32' if dtype is None else dtype)
 
 
-def pow(base, exp):  # noqa: A001  (MXNet's name; this module's max/min/sum are operators)
-    """``base ** exp`` for symbols and/or numbers."""
-    if isinstance(base, Symbol):
-        return base ** exp
-    if isinstance(exp, Symbol):
-        return exp.__rpow__(base)
-    return base ** exp
-
-
-def _elementwise(left, right, op, scalar_op, numbers):
-    """Apply a commutative binary operator to symbols and/or numbers."""
-    if isinstance(left, Symbol) and isinstance(right, Symbol):
-        return op(left, right)
-    if isinstance(left, Symbol):
-        return scalar_op(left, scalar=right)
-    if isinstance(right, Symbol):
-        return scalar_op(right, scalar=left)
-    return numbers(left, right)
-
-
-def maximum(left, right):
-    """Elementwise maximum of symbols and/or numbers."""
-    return _elementwise(left, right, _internal._Maximum, _internal._MaximumScalar,
-                        builtins.max)
-
-
-def minimum(left, right):
-    """Elementwise minimum of symbols and/or numbers."""
-    return _elementwise(left, right, _internal._Minimum, _internal._MinimumScalar,
-                        builtins.min)
-
-
-from . import linalg, contrib  # noqa: E402,F401  (mx.sym.linalg.*, mx.sym.contrib.*)
+from . import linalg, contrib, random  # noqa: E402,F401  (mx.sym.linalg.*, .contrib.*, .random.*)
+from .functions import *  # noqa: E402,F401,F403  (power, maximum, eye, split_v2, ...)

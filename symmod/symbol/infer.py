@@ -22,7 +22,8 @@ def variable_shape_attr(node):
     if text is None:
         return None
     shape = parse_tuple(text)
-    return None if shape is None else tuple(shape)
+    # -1 is NumPy-shape semantics' unknown dim, 0 the legacy one; both are unknown here
+    return None if shape is None else tuple(max(d, 0) for d in shape)
 
 
 def variable_dtype_attr(node):
@@ -112,14 +113,8 @@ def infer_shapes(nodes, known):
     for node in nodes:
         if node.op is None:
             shape = known.get(node.name)
-            declared = variable_shape_attr(node)
-            if declared is not None:
-                try:
-                    shape = unify(shape, declared)
-                except ShapeError:
-                    raise MXNetError('Shape of variable %s: given %s but its __shape__ '
-                                     'attribute says %s' % (node.name, shape, declared)) \
-                        from None
+            if shape is None:       # a shape given to infer_shape overrides __shape__
+                shape = variable_shape_attr(node)
             if shape is not None:
                 table[(id(node), 0)] = tuple(shape)
     return _run(nodes, table, 'shape')

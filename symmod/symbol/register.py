@@ -60,6 +60,8 @@ def create(op_name, hint, args, kwargs, params, name=None, attr=None):
     if len(args) > len(input_names):
         raise MXNetError('Operator %s takes %d inputs (%s), %d given'
                          % (op_cls.name, len(input_names), ', '.join(input_names), len(args)))
+    if not input_names:
+        kwargs = {}         # nnvm ignores symbols given to an operator without inputs
     unknown = [k for k in kwargs if k not in input_names[len(args):]]
     if unknown:
         raise MXNetError('Symbol.Compose: keyword argument name %s not found for operator %s. '

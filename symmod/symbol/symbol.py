@@ -186,8 +186,11 @@ class Symbol:
     def get_children(self):
         """A group of the inputs of this symbol's node(s), or None when there are none."""
         entries = []
-        for node, _ in self._outputs:
-            entries.extend(node.inputs)
+        seen = set()
+        for node, _ in self._outputs:      # each node once, as nnvm does
+            if id(node) not in seen:
+                seen.add(id(node))
+                entries.extend(node.inputs)
         return Symbol(entries) if entries else None
 
     # ---- attributes ------------------------------------------------------------------
@@ -288,9 +291,16 @@ class Symbol:
         return arg_shapes, out_shapes, aux_shapes
 
     def infer_shape_partial(self, *args, **kwargs):
-        """Like :meth:`infer_shape`, but returns what is known (unknown: () or 0 dims)."""
+        """Like :meth:`infer_shape`, but returns what is known. Unknown shapes are ``()``
+        and unknown dims 0; with NumPy-shape semantics on (``mx.np_shape``) they are None
+        and -1."""
+        from ..util import is_np_shape
         arg_shapes, out_shapes, aux_shapes = self._infer_shape_impl(args, kwargs)
-        fix = lambda shapes: [() if s is None else s for s in shapes]
+        if is_np_shape():
+            fix = lambda shapes: [None if s is None else tuple(d if d > 0 else -1 for d in s)
+                                  for s in shapes]
+        else:
+            fix = lambda shapes: [() if s is None else s for s in shapes]
         return fix(arg_shapes), fix(out_shapes), fix(aux_shapes)
 
     def _infer_shape_impl(self, args, kwargs):
@@ -478,10 +488,74 @@ class Symbol:
     def __le__(self, other):
         return self._binary(other, '_lesser_equal', '_lesser_equal_scalar')
 
+    def __abs__(self):
+        return _FUNCS['abs'](self)
+
     __hash__ = object.__hash__
 
     def __bool__(self):
         raise NotImplementedForSymbol(self.__bool__, 'bool')
+
+    # ---- NDArray-only methods: MXNet's Symbol has them and refuses them -----------------
+    def asnumpy(self):
+        raise NotImplementedForSymbol(self.asnumpy, None)
+
+    def asscalar(self):
+        raise NotImplementedForSymbol(self.asscalar, None)
+
+    def copy(self):
+        raise NotImplementedForSymbol(self.copy, None)
+
+    def as_in_context(self):
+        raise NotImplementedForSymbol(self.as_in_context, None)
+
+    def detach(self):
+        raise NotImplementedForSymbol(self.detach, None)
+
+    def backward(self):
+        raise NotImplementedForSymbol(self.backward, None)
+
+    def wait_to_read(self):
+        raise NotImplementedForSymbol(self.wait_to_read, None)
+
+    def gradient(self, wrt):
+        """The symbolic gradient of a loss: not implemented, as in MXNet 1.9.1 (whose C API
+        refuses it too); bind the symbol and call ``Executor.backward``."""
+        raise MXNetError('Symbol.gradient is not implemented (MXNet 1.9.1 refuses it as '
+                         'well); bind the symbol and use Executor.backward')
+
+    @property
+    def handle(self):
+        """The graph's output entries (MXNet: the C handle; symmod has no C library)."""
+        return tuple(self._outputs)
+
+    def get_backend_symbol(self, backend):
+        """The symbol partitioned for subgraph ``backend``: symmod has no subgraph
+        backends (MKLDNN, TensorRT), so every name is refused."""
+        raise MXNetError('Cannot find subgraph backend %r: symmod registers no subgraph '
+                         'backends' % (backend,))
+
+    def optimize_for(self, backend, args=None, aux=None, ctx=None, shape_dict=None,
+                     type_dict=None, stype_dict=None, skip_infer=False, **kwargs):
+        """Partition for subgraph ``backend``: refused, as symmod has no backends."""
+        return self.get_backend_symbol(backend)
+
+    def split_v2(self, *args, **kwargs):
+        """``mx.sym.split_v2(self, ...)``."""
+        from .functions import split_v2
+        return split_v2(self, *args, **kwargs)
+
+    def _gen_atomic_symbol(self):
+        """A symbol of this symbol's operator alone: same name and attributes, its inputs
+        fresh variables named after the operator's inputs."""
+        node = self._head_node()
+        if node is None or node.op is None:
+            raise MXNetError('_gen_atomic_symbol needs a symbol of one operator node, found %s'
+                             % ('a variable' if node is not None else 'a group'))
+        names = node.operator().list_arguments() + node.operator().list_auxiliary_states()
+        inputs = [(Node(None, n), 0) for n in names]
+        atom = Node(node.op, node.name, node.attrs, inputs)
+        return Symbol([(atom, i) for i in range(atom.num_visible_outputs())])
 
     # ---- operator methods (as MXNet's Symbol forwards them) ------------------------------
     def reshape(self, *args, **kwargs):

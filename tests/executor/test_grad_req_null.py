@@ -122,9 +122,26 @@ SAMPLES = {
                                                    [0.5, 0.5, 0.9, 0.9]]])]),
     '_contrib_index_copy': ({}, [(3, 2), np.array([2., 0.]), (2, 2)]),
     'khatri_rao': ({'num_args': 2}, [(2, 3), (1, 3)]),
+    '_histogram': ({'bin_cnt': 3, 'range': (0.5, 1.5)}, [(2, 3)]),
+    '_split_v2': ({'indices': (0, 1), 'axis': 1}, [(2, 3)]),
+    'moments': ({'axes': (1,)}, [(2, 3)]),
+    '_ravel_multi_index': ({'shape': (3, 4)}, [np.array([[1., 2.], [0., 3.]])]),
+    '_unravel_index': ({'shape': (3, 4)}, [np.array([1., 7.])]),
+    '_slice_assign': ({'begin': (0, 1), 'end': (2, 3)}, [(2, 3), (2, 2)]),
+    '_slice_assign_scalar': ({'scalar': 2.0, 'begin': (0,), 'end': (1,)}, [(2, 3)]),
+    'fill_element_0index': ({}, [(2, 3), (2,), np.array([2., 0.])]),
+    '_sample_negative_binomial': ({}, [(2, 3), np.full((2, 3), 0.5)]),
+    '_sample_uniform': ({}, [np.full((2, 3), 0.5), np.full((2, 3), 1.5)]),
+    '_random_pdf_negative_binomial': ({}, [(2, 3), (2, 3), np.full((2, 3), 0.5)]),
+    '_random_pdf_generalized_negative_binomial': ({}, [np.full((2, 3), 2.0), (2, 3), (2, 3)]),
+    '_random_pdf_poisson': ({}, [np.full((2, 3), 2.0), (2, 3)]),
 }
 # operators without array arguments have no gradient to test
-NO_ARGUMENTS = {'_arange', '_eye', '_full', '_ones', '_zeros', '_zeros_without_dtype'}
+NO_ARGUMENTS = {'_arange', '_eye', '_full', '_ones', '_zeros', '_zeros_without_dtype',
+                '_linspace', '_random_uniform', '_random_normal', '_random_gamma',
+                '_random_exponential', '_random_poisson', '_random_negative_binomial',
+                '_random_generalized_negative_binomial', '_random_randint',
+                '_sample_unique_zipfian'}
 # inputs MXNet refuses a gradient for at bind (always 'null'); None: the operator has no
 # gradient at all, only an all-'null' binding (forward) is possible
 NEVER_GRAD = {'Embedding': {0}, 'softmax_cross_entropy': {1}, 'argmax_channel': None,

@@ -80,3 +80,20 @@ def test_gpu_count_matches_context():
     assert util.get_gpu_count() == mx.context.num_gpus()
     with pytest.raises(ValueError):
         util.get_cuda_compute_capability(mx.cpu())
+
+
+def test_save_load_follows_the_shape_semantics(tmp_path):
+    zero_size = [mx.nd.zeros((2, 0, 1)), mx.nd.ones((3,))]
+    legacy = str(tmp_path / 'legacy')
+    mx.nd.save(legacy, zero_size)
+    assert [a.shape for a in mx.nd.load(legacy)] == [(2, 0, 1), (3,)]
+    with mx.np_shape(True):
+        with pytest.raises(mx.MXNetError, match='legacy shape semantics'):
+            mx.nd.load(legacy)
+        numpy_file = str(tmp_path / 'numpy')
+        mx.nd.save(numpy_file, zero_size + [mx.nd.array(5.0)])
+        loaded = mx.nd.load(numpy_file)
+        assert [a.shape for a in loaded] == [(2, 0, 1), (3,), ()]
+        assert loaded[2].asscalar() == 5.0
+    with pytest.raises(mx.MXNetError, match='NumPy shape semantics'):
+        mx.nd.load(numpy_file)
