@@ -143,7 +143,10 @@ class Plan:
             self.backward_nodes.append(node)
             flows.update((id(c), i) for c, i in node.inputs[:node.num_arguments()])
         self.backward_nodes.reverse()
-        self.needs_grad = {k for k in needs if k in flows}
+        # gradients to compute: the outputs of the backward nodes and the arguments reached
+        self.needs_grad = {(id(n), 0) for n in self.arg_nodes if (id(n), 0) in needs & flows}
+        for node in self.backward_nodes:
+            self.needs_grad.update((id(node), i) for i in range(node.num_outputs()))
         # arguments asking for a gradient that nothing reaches: MXNet writes zeros
         self.zero_grads = [n for n in self.arg_nodes
                            if var_req[id(n)] == 'write' and (id(n), 0) not in flows]
