@@ -14,7 +14,7 @@ NAMES = json.loads((pathlib.Path(__file__).resolve().parents[1] / 'data' /
                     'mxnet_api_names.json').read_text())
 
 # names not provided yet (see /work/notes/i13a-surface.md): the fused optimizer updates as
-# symbol operators, the AMP casts, im2col/col2im, khatri_rao (a contrib operator of item 5)
+# symbol operators, the AMP casts, im2col/col2im and a few MXNet-internal helpers
 _UPDATES = {'adam_update', 'ftml_update', 'ftrl_update', 'lamb_update_phase1',
             'lamb_update_phase2', 'mp_lamb_update_phase1', 'mp_lamb_update_phase2',
             'mp_nag_mom_update', 'mp_sgd_mom_update', 'mp_sgd_update', 'multi_lars',
@@ -25,7 +25,7 @@ _UPDATES = {'adam_update', 'ftml_update', 'ftrl_update', 'lamb_update_phase1',
             'rmspropalex_update', 'sgd_mom_update', 'sgd_update', 'signsgd_update',
             'signum_update'}
 _OTHERS = {'all_finite', 'amp_cast', 'amp_multicast', 'cast_storage', 'col2im', 'im2col',
-           'khatri_rao', 'multi_all_finite', 'reset_arrays', 'get_indexing_dispatch_code',
+           'multi_all_finite', 'reset_arrays', 'get_indexing_dispatch_code',
            'get_oshape_of_gather_nd_op', 'indexing_key_expand_implicit_axes', 'imdecode'}
 PENDING = {'ndarray': _OTHERS | {'mp_lamb_update_phase1', 'mp_lamb_update_phase2'},
            'symbol': _OTHERS | _UPDATES}
