@@ -75,7 +75,7 @@ def torch_model(kind):
 def torch_epoch(kind, x, y, batch_size):
     """Seconds for one PyTorch training epoch over (x, y) after a warm-up."""
     import torch
-    torch.set_num_threads(2)
+    torch.set_num_threads(int(os.environ.get('BENCH_TORCH_THREADS', 2)))
     model = torch_model(kind)
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
@@ -99,8 +99,18 @@ def torch_epoch(kind, x, y, batch_size):
     return time.perf_counter() - start
 
 
-def worker(framework, kind, n):
-    """Time one epoch in this process and print the seconds (used by main)."""
+def thread_report(framework):
+    """The thread settings the worker ran with."""
+    if framework == 'symmod':
+        import symmod as mx
+        return mx.threads.info()
+    import torch
+    return {'torch': torch.get_num_threads(), 'interop': torch.get_num_interop_threads()}
+
+
+def worker(framework, kind, n, report=False):
+    """Time one epoch in this process and print the seconds (used by main); with
+    ``report``, a JSON line with the seconds and the thread settings."""
     logging.getLogger().setLevel(logging.ERROR)
     import warnings
     warnings.simplefilter('ignore')
@@ -109,10 +119,13 @@ def worker(framework, kind, n):
     xs, ys = tiled(x, y, n)
     if kind == 'mlp':
         xs = np.ascontiguousarray(xs.reshape(n, 784))
-    if framework == 'symmod':
-        print(symmod_epoch(kind, xs, ys, batch))
+    epoch = symmod_epoch if framework == 'symmod' else torch_epoch
+    seconds = epoch(kind, xs, ys, batch)
+    if report:
+        import json
+        print(json.dumps({'seconds': seconds, 'threads': thread_report(framework)}))
     else:
-        print(torch_epoch(kind, xs, ys, batch))
+        print(seconds)
 
 
 def main():
@@ -121,9 +134,10 @@ def main():
     parser.add_argument('--rounds', type=int, default=3)
     parser.add_argument('--worker', nargs=3, metavar=('FRAMEWORK', 'MODEL', 'SAMPLES'),
                         help=argparse.SUPPRESS)
+    parser.add_argument('--report', action='store_true', help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker[0], args.worker[1], int(args.worker[2]))
+        worker(args.worker[0], args.worker[1], int(args.worker[2]), args.report)
         return
     import subprocess
     import torch

@@ -59,6 +59,7 @@ from . import runtime
 from . import executor_manager
 from . import visualization as viz
 from . import profiler
+from . import threads
 from . import contrib
 
 # in a job launched with dist_async servers, a server process serves here and never returns

@@ -3,6 +3,7 @@ import itertools
 
 import numpy as np
 
+from .. import threads as _threads
 from ..base import MXNetError
 from ..ops.registry import Operator
 from .gradient_graphs import gradient_graph
@@ -370,6 +371,7 @@ def backward(heads, head_grads=None, retain_graph=False,
         When a head is not the result of recorded computation (or its graph was freed
         by an earlier backward), or no variable in the graph needs a gradient.
     """
+    _threads.apply()
     heads, head_grads = _parse_heads(heads, head_grads)
     for head in heads:
         if _entry(head) is None:

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import profiler as _profiler
+from .. import threads as _threads
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from .memory import MemoryPool
@@ -42,6 +43,7 @@ class Executor:
         self._head_grads = self._plan.head_grad_arrays
         self._monitor = None
         self._monitor_all = False
+        self._thread_share = 1      # executors running at the same time (the group sets it)
         self._arg_dict = self._grad_dict = self._aux_dict = self._output_dict = None
 
     # ---- running -----------------------------------------------------------------------
@@ -73,6 +75,7 @@ class Executor:
                     raise ValueError('Shape not match! Argument %s, need: %s, received: %s'
                                      % (name, str(arg_dict[name].shape), str(array.shape)))
                 arg_dict[name][:] = array
+        _threads.apply(self._thread_share)
         if _profiler._symbolic_on:
             self._forward_profiled(is_train)
         elif self._monitor is None:

@@ -9,6 +9,7 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 
 from .. import ndarray as nd
+from .. import threads as _threads
 from ..context import Context, cpu
 from ..io import DataDesc
 from ..formats.dtypes import dtype_from_flag
@@ -152,7 +153,9 @@ class DataParallelExecutorGroup:
         self.num_outputs = len(self.output_names)
         self.output_layouts = [DataDesc.get_batch_axis(self.symbol[i].attr('__layout__'))
                                for i in range(self.num_outputs)]
-        self._threads = ThreadPoolExecutor(len(contexts)) if len(contexts) > 1 else None
+        # the contexts share the thread budget: at most that many run at once
+        workers = min(len(contexts), _threads.budget())
+        self._threads = ThreadPoolExecutor(workers) if workers > 1 else None
         self.bind_exec(data_shapes, label_shapes, shared_group)
 
     def _grad_req_dict(self, grad_req, data_names):
@@ -176,8 +179,13 @@ class DataParallelExecutorGroup:
         raise ValueError('grad_req must be one of str, list, tuple, or dict.')
 
     def _each(self, function):
-        """Call ``function(i, executor)`` for every device, concurrently when several."""
-        if self._threads is None:
+        """Call ``function(i, executor)`` for every device: concurrently when there are
+        several and the thread budget's current width allows, each executor then using
+        its share of the threads; one after another otherwise."""
+        share = 1 if self._threads is None else min(len(self.execs), _threads.width())
+        for exe in self.execs:
+            exe._thread_share = share
+        if share == 1:
             for i, exe in enumerate(self.execs):
                 function(i, exe)
             return
@@ -321,11 +329,7 @@ class DataParallelExecutorGroup:
                 _load_label(data_batch, self.label_arrays, self.label_layouts)
         elif self.label_arrays is not None and data_batch.label:
             _load_label(data_batch, self.label_arrays, self.label_layouts)
-        if self._threads is None:
-            for exe in self.execs:
-                exe.forward(is_train=is_train)
-        else:
-            self._each(lambda i, exe: exe.forward(is_train=is_train))
+        self._each(lambda i, exe: exe.forward(is_train=is_train))
 
     def backward(self, out_grads=None):
         """Run backward on all devices (``out_grads`` are sliced per device)."""

@@ -15,6 +15,7 @@ import numba
 import numpy as np
 from numba.typed import List
 
+from ... import threads as _threads
 from ...base import MXNetError
 
 CHUNK = 1 << 15            # elements per row of the chunk table
@@ -152,7 +153,7 @@ def _run_cpu(rule, operands, hp, scalars, cache):
     width = SUM_WIDTHS.get(rule)
     sums = None if width is None else np.zeros((plan.table.shape[0], width), np.float64)
     args = (plan.table, *plan.lists, hp) + (() if sums is None else (sums,)) + scalars
-    if plan.total < PARALLEL_MIN:
+    if plan.total < PARALLEL_MIN or _threads.apply() == 1:
         serial(*args)
     else:
         previous = numba.set_parallel_chunksize(ROWS_PER_GRAB)

@@ -1,0 +1,85 @@
+"""What the side-by-side benchmarks share: fresh worker processes, interleaved rounds,
+best and median, the load average and the thread settings each side ran with.
+
+A benchmark script calls itself with ``--worker ...``; the worker prints one JSON line
+(its last line of output) that :func:`worker` returns. Each measurement runs in a fresh
+process so that neither framework's thread settings (symmod sets
+``OMP_WAIT_POLICY=PASSIVE`` on import) change the other's.
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+__all__ = ['environment', 'load_average', 'worker', 'interleaved', 'best_median',
+           'thread_report', 'set_torch_threads']
+
+
+def load_average():
+    """The 1-minute load average (0 where the system does not report one)."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return 0.0
+
+
+def environment():
+    """One line: cores, versions and the load average now."""
+    import numpy as np
+    import numba
+    versions = 'python %s, numpy %s, numba %s' % (sys.version.split()[0], np.__version__,
+                                                  numba.__version__)
+    try:
+        import torch
+        versions += ', torch %s' % torch.__version__
+    except ImportError:
+        pass
+    return '%d cores, %s; load average %.2f' % (os.cpu_count(), versions, load_average())
+
+
+def worker(script, args, env=None, timeout=900):
+    """Run ``python script --worker *args`` in a fresh process; its last output line, parsed
+    as JSON."""
+    base = {k: v for k, v in os.environ.items() if k != 'OMP_WAIT_POLICY'}
+    base.update(env or {})
+    out = subprocess.run([sys.executable, os.path.abspath(script), '--worker']
+                         + [str(a) for a in args], env=base, check=True,
+                         capture_output=True, text=True, timeout=timeout).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def interleaved(measure, keys, rounds):
+    """``{key: [measure(key) per round]}`` with the keys alternating within each round."""
+    results = {k: [] for k in keys}
+    for _ in range(rounds):
+        for key in keys:
+            results[key].append(measure(key))
+    return results
+
+
+def best_median(values, best=min):
+    """(best, median) of a list of measurements."""
+    return best(values), statistics.median(values)
+
+
+def set_torch_threads():
+    """Give PyTorch as many threads as symmod's budget (the cores, or
+    ``BENCH_TORCH_THREADS``); returns the count."""
+    import torch
+    default = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else \
+        os.cpu_count()
+    n = int(os.environ.get('BENCH_TORCH_THREADS', default))
+    torch.set_num_threads(n)
+    return n
+
+
+def thread_report(framework):
+    """The thread settings a worker ran with."""
+    if framework == 'symmod':
+        import symmod as mx
+        info = mx.threads.info()
+        return 'budget %d, width %d, blas %s, numba %d' % (info['budget'], info['width'],
+                                                          info['blas'], info['numba'])
+    import torch
+    return 'torch threads %d' % torch.get_num_threads()

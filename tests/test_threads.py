@@ -1,0 +1,165 @@
+"""The thread budget: BLAS, numba and executor pools sized together, narrowed under load."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import threadpoolctl
+
+import symmod as mx
+from symmod import threads
+
+
+def _blas_threads():
+    return [lib['num_threads'] for lib in threadpoolctl.threadpool_info()
+            if lib['user_api'] == 'blas']
+
+
+@pytest.fixture
+def budget_state(monkeypatch):
+    """A fresh budget state, adaptation driven by the test; BLAS's and numba's threads
+    are restored afterwards."""
+    import numba
+    numba_before = numba.get_num_threads()
+    blas_before = threadpoolctl.threadpool_info()
+    state = threads._Budget()
+    state.budget = 2
+    state.width = 2
+    state.adaptive = True
+    monkeypatch.setattr(threads, '_STATE', state)
+    yield state
+    numba.set_num_threads(numba_before)
+    threadpoolctl.threadpool_limits({lib['prefix']: lib['num_threads'] for lib in blas_before})
+
+
+class _FakeMachine:
+    """Reports the given cores' worth of other processes' CPU use, one per check."""
+    ncpu = 2
+
+    def __init__(self, loads):
+        self.loads = list(loads)
+
+    def others_cores(self):
+        return self.loads.pop(0)
+
+
+def _check(state, times=1):
+    for _ in range(times):
+        state.next_check = 0.0
+        threads.width()
+
+
+def test_width_falls_at_once_under_load_and_rises_after_two_free_checks(budget_state):
+    budget_state.machine = _FakeMachine([1.9, 0.0, 0.0, 1.2])
+    _check(budget_state)
+    assert threads.width() == 1
+    _check(budget_state)
+    assert threads.width() == 1          # one free look is not enough
+    _check(budget_state)
+    assert threads.width() == 2
+    _check(budget_state)
+    assert threads.width() == 1
+
+
+def test_width_stays_within_budget_and_above_zero(budget_state):
+    budget_state.budget = 1
+    budget_state.width = 1
+    budget_state.machine = _FakeMachine([0.0, 0.0, 0.0, 5.0])
+    _check(budget_state, 3)
+    assert threads.width() == 1
+    _check(budget_state)
+    assert threads.width() == 1
+
+
+def test_no_adaptation_when_turned_off(budget_state):
+    budget_state.adaptive = False
+    budget_state.machine = _FakeMachine([2.0])
+    _check(budget_state)
+    assert threads.width() == 2
+
+
+def test_checks_at_most_every_interval(budget_state):
+    budget_state.machine = _FakeMachine([2.0])
+    _check(budget_state)            # consumes the only reading
+    for _ in range(100):
+        threads.width()             # within INTERVAL: no further reading (pop would fail)
+    assert threads.width() == 1
+
+
+def test_apply_sizes_blas_and_numba(budget_state):
+    import numba
+    budget_state.width = 1
+    budget_state.next_check = float('inf')
+    assert threads.apply() == 1
+    assert set(_blas_threads()) == {1}
+    assert numba.get_num_threads() == 1
+    budget_state.width = 2
+    assert threads.apply(share=2) == 1
+    assert threads.apply() == 2
+    assert set(_blas_threads()) == {2}
+    assert threads.info()['blas'] == 2
+
+
+def test_executor_forward_applies_the_width(budget_state):
+    budget_state.width = 1
+    budget_state.next_check = float('inf')
+    exe = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=3).simple_bind(mx.cpu(), x=(2, 4))
+    exe.forward()
+    assert set(_blas_threads()) == {1}
+
+
+def test_optimizer_runs_serially_at_width_one(budget_state, monkeypatch):
+    from symmod.optimizer.kernels import dispatch
+    budget_state.width = 1
+    budget_state.next_check = float('inf')
+    monkeypatch.setattr(dispatch, 'PARALLEL_MIN', 0)
+    calls = []
+    serial, parallel = dispatch._cpu_kernels('sgd')
+    monkeypatch.setattr(dispatch, '_cpu_kernels', lambda rule: (
+        lambda *a: calls.append('serial') or serial(*a),
+        lambda *a: calls.append('parallel') or parallel(*a)))
+    w, g = np.ones(10, np.float32), np.ones(10, np.float32)
+    dispatch.run('sgd', [[w], [g]], [[0.1, 0.0]], (1.0, -1.0, False))
+    assert calls == ['serial']
+    np.testing.assert_allclose(w, 0.9)
+
+
+def test_set_budget_checks_its_argument(budget_state):
+    with pytest.raises(ValueError, match='at least 1'):
+        threads.set_budget(0)
+    threads.set_budget(1)
+    assert threads.budget() == 1 and threads.width() == 1
+
+
+def test_measures_other_processes_from_proc_stat():
+    if not os.path.exists('/proc/stat'):
+        pytest.skip('no /proc/stat')
+    machine = threads._Machine()
+    others = machine.others_cores()
+    assert others is None or 0.0 <= others <= machine.ncpu + 1e-6
+
+
+@pytest.mark.parametrize('name', ['OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS'])
+def test_environment_caps_the_budget(name):
+    env = dict(os.environ, **{name: '1'})
+    out = subprocess.run([sys.executable, '-c', 'import symmod; print(symmod.threads.budget())'],
+                         env=env, capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip().splitlines()[-1] == '1'
+
+
+def test_group_runs_contexts_one_after_another_at_width_one(budget_state):
+    budget_state.width = 1
+    budget_state.next_check = float('inf')
+    data = mx.sym.var('data')
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(data, num_hidden=4), name='softmax')
+    mod = mx.mod.Module(net, context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind([('data', (8, 5))], [('softmax_label', (8,))])
+    mod.init_params()
+    seen = []
+    mod._exec_group._each(lambda i, exe: seen.append((i, exe._thread_share)))
+    assert seen == [(0, 1), (1, 1)]
+    budget_state.width = 2
+    seen.clear()
+    mod._exec_group._each(lambda i, exe: seen.append((i, exe._thread_share)))
+    assert sorted(seen) == [(0, 2), (1, 2)]
