@@ -47,9 +47,9 @@ def symmod_run(kind, batch, batches):
     mod.fit(warm, optimizer='sgd', optimizer_params=params, initializer=mx.init.Xavier(),
             num_epoch=1)
     train = mx.io.NDArrayIter(x, y, batch)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     mod.fit(train, optimizer='sgd', optimizer_params=params, begin_epoch=1, num_epoch=2)
-    return time.perf_counter() - start, mod
+    return time.perf_counter() - start, time.process_time() - cpu, mod
 
 
 def torch_run(kind, batch, batches):
@@ -59,35 +59,21 @@ def torch_run(kind, batch, batches):
     model = models.torch_net(kind)
     model.train()
     opt = torch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM, weight_decay=WD)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    xt, yt = torch.from_numpy(x), torch.from_numpy(y).long()
-
-    def run(n):
-        correct = 0
-        for start in range(0, n, batch):
-            xb, yb = xt[start:start + batch], yt[start:start + batch]
-            opt.zero_grad()
-            out = model(xb)
-            loss = loss_fn(out, yb)
-            loss.backward()
-            opt.step()
-            correct += int((out.argmax(1) == yb).sum())
-        return correct
-
+    run = harness.torch_training(model, opt, x, y, batch)
     run(batch * 3)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     run(len(x))
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def worker(framework, kind, batch, batches):
     import logging
     logging.getLogger().setLevel(logging.ERROR)
     if framework == 'symmod':
-        seconds = symmod_run(kind, batch, batches)[0]
+        seconds, cpu = symmod_run(kind, batch, batches)[:2]
     else:
-        seconds = torch_run(kind, batch, batches)
-    return {'seconds': seconds, 'samples': batch * batches,
+        seconds, cpu = torch_run(kind, batch, batches)
+    return {'seconds': seconds, 'cpu': cpu, 'samples': batch * batches,
             'threads': harness.thread_report(framework)}
 
 
@@ -95,16 +81,19 @@ def profile(kind, batch, batches):
     """Train in this process and print where symmod's time goes."""
     import symmod as mx
     from op_profile import OpProfile
-    _, mod = symmod_run(kind, batch, 3)
+    mod = symmod_run(kind, batch, 3)[2]
     x, y = data(kind, batch * batches)
     train = mx.io.NDArrayIter(x, y, batch)
+    import op_profile
+    clock = op_profile._clock
     with OpProfile(mod) as prof:
-        start = time.perf_counter()
+        start = clock()
         mod.fit(train, optimizer='sgd', optimizer_params={'learning_rate': LR,
                 'momentum': MOMENTUM, 'wd': WD}, begin_epoch=1, num_epoch=2)
-        total = time.perf_counter() - start
-    print('%s batch %d: %d batches, %.1f ms per batch; %s; threads %s'
-          % (kind, batch, batches, total / batches * 1e3, harness.environment(),
+        total = clock() - start
+    print('%s batch %d: %d batches, %.1f ms per batch (%s); %s; threads %s'
+          % (kind, batch, batches, total / batches * 1e3, clock.__name__,
+             harness.environment(),
              harness.thread_report('symmod')))
     prof.report(total, batches)
 
@@ -117,6 +106,8 @@ def main():
     parser.add_argument('--batches', type=int, default=None,
                         help='timed batches per measurement (default: 20 for ResNet-20, '
                              '50 for LeNet)')
+    parser.add_argument('--threads', type=int, default=None,
+                        help='threads for both sides (default: the cores)')
     parser.add_argument('--profile', metavar='MODEL:BATCH', help='profile symmod only')
     parser.add_argument('--worker', nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -130,25 +121,31 @@ def main():
         profile(kind, int(batch), args.batches or 10)
         return
     cases = [(c.split(':')[0], int(c.split(':')[1])) for c in args.cases.split(',')]
+    env = {} if args.threads is None else {'OMP_NUM_THREADS': str(args.threads),
+                                           'BENCH_TORCH_THREADS': str(args.threads)}
     print(harness.environment())
     print('| model | batch | symmod samples/s best (median) | PyTorch samples/s best (median) '
-          '| symmod / PyTorch best (median) | load avg | threads |')
-    print('|---|---|---|---|---|---|---|')
+          '| symmod / PyTorch best (median) | CPU time PyTorch / symmod | load avg '
+          '| threads |')
+    print('|---|---|---|---|---|---|---|---|')
     for kind, batch in cases:
         batches = args.batches or (20 if kind == 'resnet20' else 50)
         start_load = harness.load_average()
-        reports = {}
+        reports, cpu = {}, {'symmod': [], 'torch': []}
 
         def measure(framework):
-            r = harness.worker(__file__, [framework, kind, batch, batches])
+            r = harness.worker(__file__, [framework, kind, batch, batches], env)
             reports[framework] = r['threads']
+            cpu[framework].append(r['cpu'])
             return r['samples'] / r['seconds']
 
         res = harness.interleaved(measure, ['symmod', 'torch'], args.rounds)
         (sb, sm), (tb, tm) = (harness.best_median(res[f], max) for f in ('symmod', 'torch'))
-        print('| %s | %d | %.0f (%.0f) | %.0f (%.0f) | %.2f (%.2f) | %.1f-%.1f | %s; %s |'
-              % (kind, batch, sb, sm, tb, tm, sb / tb, sm / tm, start_load,
-                 harness.load_average(), reports['symmod'], reports['torch']), flush=True)
+        print('| %s | %d | %.0f (%.0f) | %.0f (%.0f) | %.2f (%.2f) | %.2f | %.1f-%.1f '
+              '| %s; %s |' % (kind, batch, sb, sm, tb, tm, sb / tb, sm / tm,
+                              min(cpu['torch']) / min(cpu['symmod']), start_load,
+                              harness.load_average(), reports['symmod'], reports['torch']),
+              flush=True)
 
 
 if __name__ == '__main__':

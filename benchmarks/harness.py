@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 __all__ = ['environment', 'load_average', 'worker', 'interleaved', 'best_median',
-           'thread_report', 'set_torch_threads']
+           'thread_report', 'set_torch_threads', 'torch_training']
 
 
 def load_average():
@@ -83,3 +83,24 @@ def thread_report(framework):
                                                           info['blas'], info['numba'])
     import torch
     return 'torch threads %d' % torch.get_num_threads()
+
+
+def torch_training(model, opt, x, y, batch_size):
+    """A PyTorch training loop over numpy ``(x, y)``: ``run(n)`` trains on the first ``n``
+    samples (zero_grad, forward, cross-entropy, backward, step, accuracy every batch)."""
+    import torch
+    loss_fn = torch.nn.CrossEntropyLoss()
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y).long()
+
+    def run(n_samples):
+        correct = 0
+        for start in range(0, n_samples, batch_size):
+            xb, yb = xt[start:start + batch_size], yt[start:start + batch_size]
+            opt.zero_grad()
+            out = model(xb)
+            loss = loss_fn(out, yb)
+            loss.backward()
+            opt.step()
+            correct += int((out.argmax(1) == yb).sum())
+        return correct
+    return run

@@ -26,6 +26,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'examples', 'mnist'))
+sys.path.insert(0, HERE)
 # symmod is imported only inside the symmod worker: importing it sets OMP_WAIT_POLICY,
 # which must not change how PyTorch's threads behave in the PyTorch worker.
 
@@ -76,23 +77,10 @@ def torch_epoch(kind, x, y, batch_size):
     """Seconds for one PyTorch training epoch over (x, y) after a warm-up."""
     import torch
     torch.set_num_threads(int(os.environ.get('BENCH_TORCH_THREADS', 2)))
+    from harness import torch_training
     model = torch_model(kind)
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    xt, yt = torch.from_numpy(x), torch.from_numpy(y).long()
-
-    def run(n_samples):
-        correct = 0
-        for start in range(0, n_samples, batch_size):
-            xb, yb = xt[start:start + batch_size], yt[start:start + batch_size]
-            opt.zero_grad()
-            out = model(xb)
-            loss = loss_fn(out, yb)
-            loss.backward()
-            opt.step()
-            correct += int((out.argmax(1) == yb).sum())
-        return correct
-
+    run = torch_training(model, opt, x, y, batch_size)
     run(batch_size * 5)
     start = time.perf_counter()
     run(len(x))

@@ -69,6 +69,60 @@ def _activation_slope(act_type, x, y, g):
         np.reciprocal(g, out=g)
 
 
+_SLOPE_KINDS = {'relu': 0, 'sigmoid': 1, 'tanh': 2}
+_PARALLEL_MIN = 1 << 16
+_BLOCK = 1 << 14
+
+
+@numba.njit(cache=True, nogil=True, error_model='numpy', fastmath=True)
+def _times_slope(kind, y, dy, dx, add, lo, hi):
+    """``dx[i] (=|+=) dy[i] * f'(x[i])`` from the output ``y`` for i in [lo, hi)
+    (kinds: 0 relu, 1 sigmoid, 2 tanh); one loop per case so that each vectorizes."""
+    y, dy, dx = y[lo:hi], dy[lo:hi], dx[lo:hi]
+    one = y.dtype.type(1)
+    if kind == 0 and add:
+        for i in range(y.size):
+            dx[i] += dy[i] * (y[i] > 0)
+    elif kind == 0:
+        for i in range(y.size):
+            dx[i] = dy[i] * (y[i] > 0)
+    elif kind == 1 and add:
+        for i in range(y.size):
+            dx[i] += dy[i] * (one - y[i]) * y[i]
+    elif kind == 1:
+        for i in range(y.size):
+            dx[i] = dy[i] * (one - y[i]) * y[i]
+    elif add:
+        for i in range(y.size):
+            dx[i] += dy[i] * (one - y[i] * y[i])
+    else:
+        for i in range(y.size):
+            dx[i] = dy[i] * (one - y[i] * y[i])
+
+
+@numba.njit(cache=True, nogil=True, error_model='numpy', parallel=True)
+def _times_slope_parallel(kind, y, dy, dx, add):
+    blocks = -(-y.size // _BLOCK)
+    for b in numba.prange(blocks):
+        _times_slope(kind, y, dy, dx, add, b * _BLOCK, min(y.size, (b + 1) * _BLOCK))
+
+
+def _fused_slope(act_type, y, dy, dx, req):
+    """The backward pass of relu / sigmoid / tanh in one numba pass; False where it does
+    not apply (other activations, float16, non-contiguous arrays)."""
+    kind = _SLOPE_KINDS.get(act_type)
+    arrays = (y, dy, dx)
+    if kind is None or any(a.dtype not in (np.float32, np.float64) or a.dtype != y.dtype
+                           or not a.flags.c_contiguous for a in arrays):
+        return False
+    y, dy, dx = (a.reshape(-1) for a in arrays)
+    if y.size >= _PARALLEL_MIN:
+        _times_slope_parallel(kind, y, dy, dx, req == 'add')
+    else:
+        _times_slope(kind, y, dy, dx, req == 'add', 0, y.size)
+    return True
+
+
 def _store_times_slope(dst, req, dy, g):
     """``dst (req)= dy * g`` for a slope ``g`` in a scratch buffer (req is not 'null')."""
     if req == 'write':
@@ -113,6 +167,8 @@ class Activation(Operator):
         if req[0] == 'null':
             return
         dy = out_grad[0]
+        if _fused_slope(self.act_type, out_data[0], dy, in_grad[0], req[0]):
+            return
         g = scratch('slope', dy.shape, dy.dtype)
         _activation_slope(self.act_type, in_data[0], out_data[0], g)
         _store_times_slope(in_grad[0], req[0], dy, g)

@@ -15,7 +15,8 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..base import MXNetError, parse_bool, parse_int, parse_optional, parse_tuple
-from .common import choice, expect_shape, matmul_into, scratch, store_from
+from . import conv_direct, conv_pointwise
+from .common import choice, expect_shape, matmul_into, scratch, store_from, work_buffer
 from .registry import Operator, Param, ShapeError, register, unify
 
 __all__ = ['conv_output_size', 'columns', 'scatter_columns', 'channel_rows',
@@ -371,10 +372,36 @@ class Convolution(_FilterOperator):
         return self._cached_geometry(xshape, _ConvGeometry, xshape, self.kernel, self.strides,
                                      self.dilates, self.pads)
 
+    def _path(self, x):
+        """Which kernels compute this node: 'direct' (3x3, ``conv_direct.py``),
+        'pointwise' (1x1, ``conv_pointwise.py``) or None (im2col and GEMM)."""
+        if x.ndim == 4 and conv_direct.supports(self.kernel, self.strides, self.dilates,
+                                                self.pads, self.num_group, x.dtype):
+            return 'direct'
+        if conv_pointwise.supports(self.kernel, self.dilates, self.pads, self.num_group,
+                                   x.ndim):
+            return 'pointwise'
+        return None
+
     def forward(self, is_train, req, in_data, out_data, aux):
         if req[0] == 'null':
             return
         x, w = in_data[0], in_data[1]
+        path = self._path(x)
+        if path is not None:
+            out = out_data[0]
+            if path == 'pointwise':
+                conv_pointwise.forward(x, w, out, self.strides, req[0])
+                if not self.no_bias:
+                    out += in_data[2].reshape(-1, 1, 1)
+                return
+            dst = work_buffer('conv_out', out, req[0])
+            conv_direct.forward(x, w, dst)
+            if not self.no_bias:
+                dst += in_data[2].reshape(-1, 1, 1)
+            if dst is not out:
+                out += dst
+            return
         geo = self._geometry(x.shape)
         col = columns(x, geo, self._columns)
         filters, out = self.num_filter, out_data[0]
@@ -389,6 +416,10 @@ class Convolution(_FilterOperator):
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         x, w = in_data[0], in_data[1]
+        path = self._path(x)
+        if path is not None:
+            self._backward_fast(path, req, out_grad[0], x, w, in_grad)
+            return
         geo = self._geometry(x.shape)
         dy = channel_rows(out_grad[0], geo.n_out, 'dy')
         if req[1] != 'null':
@@ -404,3 +435,19 @@ class Convolution(_FilterOperator):
             dcol = scratch('dcol', geo.col_shape, x.dtype)
             self._matmul(dcol, w, dy, trans_a=True)
             scatter_columns(dcol, geo, in_grad[0], req[0])
+
+    def _backward_fast(self, path, req, dy, x, w, in_grad):
+        """Backward through the direct or pointwise kernels (see :meth:`_path`)."""
+        if not self.no_bias and req[2] != 'null':
+            store_from(in_grad[2], req[2],
+                       dy.reshape(dy.shape[0], dy.shape[1], -1).sum(axis=2).sum(axis=0))
+        if path == 'pointwise':
+            conv_pointwise.backward(x, w, dy, self.strides, req, in_grad[0], in_grad[1])
+            return
+        if req[1] != 'null':
+            store_from(in_grad[1], req[1], conv_direct.backward_weight(x, dy))
+        if req[0] != 'null':
+            dx = work_buffer('conv_dx', in_grad[0], req[0])
+            conv_direct.backward_data(dy, w, dx)
+            if dx is not in_grad[0]:
+                in_grad[0] += dx

@@ -11,6 +11,7 @@ gradient is 0.
 import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_float, parse_int, parse_optional
+from . import norm_kernels
 from .common import data_shape, expect_shape, scratch, store_from, work_buffer, zero_grad
 from .registry import Operator, Param, ShapeError, register
 
@@ -132,6 +133,16 @@ class BatchNorm(Operator):
             var = np.where(var == 0, np.inf, var)      # MXNet's invstd is 0 then
         np.copyto(invstd, 1.0 / np.sqrt(var + self.eps), casting='unsafe')
 
+    def _fast_stats(self, x3, mean, invstd):
+        """:meth:`_stats` in one numba pass (float32 / float64 data)."""
+        channels = x3.shape[1]
+        m, var = np.empty(channels), np.empty(channels)
+        norm_kernels.moments(x3, m, var)
+        if self.eps == 0:
+            var = np.where(var == 0, np.inf, var)
+        np.copyto(mean, m, casting='unsafe')
+        np.copyto(invstd, 1.0 / np.sqrt(var + self.eps), casting='unsafe')
+
     def forward(self, is_train, req, in_data, out_data, aux):
         x, gamma, beta = in_data
         out, mean, invstd = out_data
@@ -140,7 +151,10 @@ class BatchNorm(Operator):
             self._modes.clear()
         self._modes[self._key(mean)] = batch_stats
         x3 = self._view3(x)
-        if batch_stats:
+        fast = norm_kernels.supports(x3, out)
+        if batch_stats and fast:
+            self._fast_stats(x3, mean, invstd)
+        elif batch_stats:
             self._stats(x3, mean, invstd)
         else:
             np.copyto(mean, aux[0])
@@ -151,6 +165,9 @@ class BatchNorm(Operator):
         else:
             scale = gamma * invstd
         if req[0] == 'null':
+            return
+        if fast:
+            norm_kernels.affine(x3, mean, scale, beta, self._view3(out), req[0] == 'add')
             return
         shift = beta - mean * scale
         scale3, shift3 = scale.reshape(1, -1, 1), shift.reshape(1, -1, 1)
@@ -179,6 +196,10 @@ class BatchNorm(Operator):
             mean = aux[0]
             invstd = (1.0 / np.sqrt(aux[1] + self.eps)).astype(aux[1].dtype)
         weight = np.ones_like(invstd) if self.fix_gamma else gamma
+        if norm_kernels.supports(x3, dy3) and (req[0] == 'null' or
+                                               norm_kernels.supports(in_grad[0])):
+            self._fast_backward(req, x3, dy3, mean, invstd, weight, batch_stats, in_grad)
+            return
         sum_dy = np.sum(dy3, axis=(0, 2), dtype=acc)
         centered = scratch('centered', x3.shape, np.dtype(acc))
         np.subtract(x3, mean.reshape(1, -1, 1).astype(acc, copy=False), out=centered)
@@ -205,3 +226,28 @@ class BatchNorm(Operator):
                 store_from(in_grad[1], req[1], dot * invstd)
         if req[2] != 'null':
             store_from(in_grad[2], req[2], sum_dy)
+
+    def _fast_backward(self, req, x3, dy3, mean, invstd, weight, batch_stats, in_grad):
+        """The backward pass in two numba passes (float32 / float64 data)."""
+        channels = x3.shape[1]
+        count = x3.shape[0] * x3.shape[2]
+        sum_dy, dot = np.empty(channels), np.empty(channels)
+        norm_kernels.grad_sums(x3, dy3, mean, sum_dy, dot)
+        invstd = invstd.astype(np.float64)
+        if req[0] != 'null':
+            iw = invstd * weight
+            if batch_stats:
+                # dx = (dy - mean(dy) - (x - mean) * dot * invstd^2 / count) * invstd * gamma
+                b = -dot * invstd * invstd / count * iw
+                c = -sum_dy / count * iw
+            else:
+                b = c = np.zeros(channels)
+            norm_kernels.grad_affine(x3, dy3, mean, iw, b, c, self._view3(in_grad[0]),
+                                     req[0] == 'add')
+        if req[1] != 'null':
+            if self.fix_gamma:
+                zero_grad(in_grad[1], req[1])
+            else:
+                store_from(in_grad[1], req[1], (dot * invstd).astype(in_grad[1].dtype))
+        if req[2] != 'null':
+            store_from(in_grad[2], req[2], sum_dy.astype(in_grad[2].dtype))

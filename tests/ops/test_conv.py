@@ -56,6 +56,14 @@ CONV_CASES = [
     ((2, 4, 6, 6), (2, 2), (2, 2), (0, 0), (1, 1), 4, 4, False),
     ((3, 2, 10), (3,), (2,), (1,), (2,), 4, 1, False),
     ((2, 2, 5, 6, 4), (2, 3, 2), (1, 2, 1), (1, 0, 1), (1, 1, 2), 4, 2, False),
+    # the direct 3x3 kernels (conv_direct.py): filters in blocks of four plus a rest,
+    # samples in uneven chunks, planes that are not square
+    ((11, 3, 5, 7), (3, 3), (1, 1), (1, 1), (1, 1), 6, 1, False),
+    ((2, 5, 4, 9), (3, 3), (1, 1), (1, 1), (1, 1), 4, 1, True),
+    ((1, 2, 1, 1), (3, 3), (1, 1), (1, 1), (1, 1), 3, 1, False),
+    # 1x1 convolutions as per-sample products (conv_pointwise.py), strided or not
+    ((3, 4, 7, 5), (1, 1), (2, 2), (0, 0), (1, 1), 5, 1, False),
+    ((2, 3, 4, 4), (1, 1), (1, 2), (0, 0), (1, 1), 2, 1, True),
 ]
 
 
@@ -96,7 +104,7 @@ def test_convolution_numeric_gradient(case):
                            dtype=np.float64)
 
 
-@pytest.mark.parametrize('case', CONV_CASES[:2] + CONV_CASES[4:5])
+@pytest.mark.parametrize('case', CONV_CASES[:2] + CONV_CASES[4:5] + CONV_CASES[6:7] + CONV_CASES[9:])
 def test_convolution_backward_add_accumulates(case):
     x, w, b = _conv_inputs(case)
     sym = mx.sym.Convolution(mx.sym.Variable('data'), name='conv', **_conv_params(case))
@@ -118,6 +126,32 @@ def test_convolution_backward_add_accumulates(case):
                       for k in names}
     for k in names:
         assert_almost_equal(grads['add'][k], grads['write'][k], rtol=1e-10, atol=1e-10)
+
+
+def test_direct_kernels_take_3x3_same_convolutions_only():
+    from symmod.ops.conv_direct import supports
+    assert supports((3, 3), (1, 1), (1, 1), (1, 1), 1, np.float32)
+    assert not supports((3, 3), (2, 2), (1, 1), (1, 1), 1, np.float32)
+    assert not supports((3, 3), (1, 1), (1, 1), (0, 0), 1, np.float32)
+    assert not supports((3, 3), (1, 1), (1, 1), (1, 1), 2, np.float32)
+    assert not supports((3, 3), (1, 1), (1, 1), (1, 1), 1, np.float16)
+
+
+def test_direct_weight_gradient_does_not_depend_on_thread_count():
+    import numba
+    from symmod.ops import conv_direct
+    x = np.random.randn(13, 3, 6, 5).astype(np.float32)
+    dy = np.random.randn(13, 4, 6, 5).astype(np.float32)
+    before = numba.get_num_threads()
+    try:
+        results = []
+        for n in sorted({1, numba.config.NUMBA_NUM_THREADS}):
+            numba.set_num_threads(n)
+            results.append(conv_direct.backward_weight(x, dy))
+    finally:
+        numba.set_num_threads(before)
+    for r in results[1:]:
+        np.testing.assert_array_equal(r, results[0])
 
 
 def test_convolution_shape_inference():

@@ -144,6 +144,20 @@ def test_activation_backward_add(act):
                             grad_req='add', dtype=np.float64)
 
 
+@pytest.mark.parametrize('req', ['write', 'add'])
+@pytest.mark.parametrize('act', ['relu', 'sigmoid', 'tanh'])
+def test_activation_backward_large_arrays(act, req):
+    # past the size where the fused slope kernel runs on numba's threads
+    x = np.random.randn(3, 70001).astype(np.float32)
+    dy = np.random.randn(3, 70001).astype(np.float32)
+    x64 = x.astype(np.float64)
+    y = ACTIVATIONS[act](x64)
+    slope = {'relu': x64 > 0, 'sigmoid': y * (1 - y), 'tanh': 1 - y * y}[act]
+    sym = mx.sym.Activation(mx.sym.Variable('data'), act_type=act)
+    check_symbolic_backward(sym, [x], [dy], [dy * slope], rtol=1e-5, atol=1e-6,
+                            grad_req=req, dtype=np.float32)
+
+
 def test_activation_softrelu_large_inputs_do_not_overflow():
     x = np.array([-100, 25, 100, 1000], np.float32)
     y = mx.nd.Activation(_nd(x), act_type='softrelu').asnumpy()

@@ -1,0 +1,103 @@
+"""BatchNorm's per-channel passes as numba kernels (float32 and float64 data).
+
+Data are viewed as ``(outer, channels, inner)`` around the channel axis. Each kernel is
+one ``prange`` loop over channels that reads the data once or twice and writes once:
+
+* :func:`moments`: batch mean and biased variance in one pass (sums of ``x - x0`` and
+  its square in float64, ``x0`` the channel's first value, so that no precision is lost
+  to a large mean);
+* :func:`affine`: ``out (=|+=) (x - mean) * scale + shift``;
+* :func:`grad_sums`: ``sum(dy)`` and ``sum((x - mean) * dy)`` in float64;
+* :func:`grad_affine`: ``dx (=|+=) dy * a + (x - mean) * b + c``, the data gradient
+  with its per-channel coefficients folded in.
+
+Subtracting the mean before scaling (as MXNet's kernels do) keeps float32 results exact
+to their precision when the mean is large against the spread.
+"""
+import numba
+import numpy as np
+from numba import prange
+
+__all__ = ['supports', 'moments', 'affine', 'grad_sums', 'grad_affine']
+
+_jit = dict(cache=True, nogil=True, error_model='numpy', parallel=True, fastmath=True)
+
+
+def supports(*arrays):
+    """Whether the kernels handle these arrays (float32/float64, C-contiguous)."""
+    return all(a.dtype in (np.float32, np.float64) and a.flags.c_contiguous for a in arrays)
+
+
+@numba.njit(**_jit)
+def moments(x, mean, var):
+    outer, channels, inner = x.shape
+    count = outer * inner
+    for c in prange(channels):
+        shift = np.float64(x[0, c, 0])
+        s1 = 0.0
+        s2 = 0.0
+        for o in range(outer):
+            row = x[o, c]
+            for i in range(inner):
+                d = np.float64(row[i]) - shift
+                s1 += d
+                s2 += d * d
+        m = s1 / count
+        mean[c] = shift + m
+        var[c] = max(s2 / count - m * m, 0.0)
+
+
+@numba.njit(**_jit)
+def affine(x, mean, scale, shift, out, add):
+    outer, channels, inner = x.shape
+    for c in prange(channels):
+        m = x.dtype.type(mean[c])
+        a = x.dtype.type(scale[c])
+        b = x.dtype.type(shift[c])
+        for o in range(outer):
+            src = x[o, c]
+            dst = out[o, c]
+            if add:
+                for i in range(inner):
+                    dst[i] += (src[i] - m) * a + b
+            else:
+                for i in range(inner):
+                    dst[i] = (src[i] - m) * a + b
+
+
+@numba.njit(**_jit)
+def grad_sums(x, dy, mean, sum_dy, dot):
+    outer, channels, inner = x.shape
+    for c in prange(channels):
+        m = np.float64(mean[c])
+        s = 0.0
+        d = 0.0
+        for o in range(outer):
+            xr = x[o, c]
+            gr = dy[o, c]
+            for i in range(inner):
+                g = np.float64(gr[i])
+                s += g
+                d += (np.float64(xr[i]) - m) * g
+        sum_dy[c] = s
+        dot[c] = d
+
+
+@numba.njit(**_jit)
+def grad_affine(x, dy, mean, a, b, c0, dx, add):
+    outer, channels, inner = x.shape
+    for c in prange(channels):
+        m = x.dtype.type(mean[c])
+        ca = x.dtype.type(a[c])
+        cb = x.dtype.type(b[c])
+        cc = x.dtype.type(c0[c])
+        for o in range(outer):
+            xr = x[o, c]
+            gr = dy[o, c]
+            dst = dx[o, c]
+            if add:
+                for i in range(inner):
+                    dst[i] += gr[i] * ca + (xr[i] - m) * cb + cc
+            else:
+                for i in range(inner):
+                    dst[i] = gr[i] * ca + (xr[i] - m) * cb + cc
