@@ -61,6 +61,7 @@ from . import visualization as viz
 from . import profiler
 from . import threads
 from . import contrib
+from . import onnx
 
 # in a job launched with dist_async servers, a server process serves here and never returns
 from .kvstore.server import serve_if_server as _serve_if_server  # noqa: E402

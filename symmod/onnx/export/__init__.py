@@ -1,0 +1,1 @@
+"""Export: symmod Symbol + parameters -> ONNX model (``mx.onnx.export_model``)."""

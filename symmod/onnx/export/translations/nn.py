@@ -1,0 +1,194 @@
+"""FullyConnected, Convolution, Deconvolution, Pooling, UpSampling, Embedding, Dropout."""
+import numpy as np
+
+from ..registry import translator
+from .common import cast, reduce
+
+_CHANNEL_FIRST = (None, 'NCW', 'NCHW', 'NCDHW')
+
+
+@translator('FullyConnected')
+def fully_connected(g, node):
+    op, x = node.op, node.input(0)
+    rank = len(node.in_shape(0))
+    weight = node.input(1)
+    bias = [] if op.no_bias else [node.input(2)]
+    if op.flatten or rank == 2:
+        if rank > 2:
+            x = g.add('Flatten', [x], hint=node.name + '_flat', axis=1)
+        g.add('Gemm', [x, weight] + bias, [node.outputs[0]], transB=1)
+        return
+    # flatten=False on N-d data: a product over the last axis
+    wt = g.add('Transpose', [weight], hint=node.name + '_wT', perm=[1, 0])
+    if op.no_bias:
+        g.add('MatMul', [x, wt], [node.outputs[0]])
+    else:
+        y = g.add('MatMul', [x, wt], hint=node.name + '_matmul')
+        g.add('Add', [y] + bias, [node.outputs[0]])
+
+
+def _check_layout(node):
+    if node.op.layout not in _CHANNEL_FIRST:
+        node.fail('layout %s: ONNX convolutions and pooling are channel-first (NCW, NCHW, '
+                  'NCDHW)' % node.op.layout)
+
+
+@translator('Convolution')
+def convolution(g, node):
+    op = node.op
+    _check_layout(node)
+    inputs = [node.input(0), node.input(1)] + ([] if op.no_bias else [node.input(2)])
+    g.add('Conv', inputs, [node.outputs[0]], kernel_shape=list(op.kernel),
+          strides=list(op.strides), dilations=list(op.dilates), pads=list(op.pads) * 2,
+          group=op.num_group)
+
+
+@translator('Deconvolution')
+def deconvolution(g, node):
+    op = node.op
+    _check_layout(node)
+    inputs = [node.input(0), node.input(1)] + ([] if op.no_bias else [node.input(2)])
+    spatial_varies = any(a >= 2 for a in node.in_varying(0))
+    if op.target and spatial_varies:
+        node.fail('target_shape with spatial dimensions that vary')
+    pads, adjs = op.padding(node.in_shape(0)[2:])
+    deconv(g, inputs, node.outputs[0], op.kernel, op.strides, op.dilates, pads, adjs,
+           op.num_group)
+
+
+def deconv(g, inputs, out, kernel, strides, dilates, pads, adjs, group):
+    """ONNX ConvTranspose with MXNet's symmetric pad and end-only adj."""
+    g.add('ConvTranspose', inputs, [out], kernel_shape=list(kernel), strides=list(strides),
+          dilations=list(dilates), pads=list(pads) * 2, output_padding=list(adjs),
+          group=group)
+
+
+@translator('Pooling')
+def pooling(g, node):
+    op, x = node.op, node.input(0)
+    _check_layout(node)
+    out, rank = node.outputs[0], len(node.in_shape(0))
+    if op.global_pool:
+        _global_pool(g, node, x, out, rank)
+        return
+    kernel, strides, pads = list(op.kernel), list(op.strides), list(op.pads)
+    # MXNet's 'full' and 'same' conventions add windows past the end that ONNX's
+    # ceil_mode would clip differently: pad the end explicitly by what they need
+    if op.pooling_convention == 'valid':
+        extra = [0] * len(kernel)
+    elif any(a >= 2 for a in node.in_varying(0)):
+        if any(pads) or op.pool_type in ('sum', 'lp'):
+            node.fail("pooling_convention='%s' with padding or %s pooling when the spatial "
+                      "dimensions vary" % (op.pooling_convention, op.pool_type))
+        # without padding ONNX's ceil_mode windows are MXNet's (avg counts real elements)
+        attrs = dict(kernel_shape=kernel, strides=strides, ceil_mode=1)
+        if op.pool_type == 'max':
+            g.add('MaxPool', [x], [out], **attrs)
+        else:
+            g.add('AveragePool', [x], [out], count_include_pad=0, **attrs)
+        return
+    else:
+        extra = [(o - 1) * s + k - (size + 2 * p) for o, s, k, size, p in
+                 zip(node.out_shape(0)[2:], strides, kernel, node.in_shape(0)[2:], pads)]
+        extra = [max(e, 0) for e in extra]
+    begin, end = pads, [p + e for p, e in zip(pads, extra)]
+    attrs = dict(kernel_shape=kernel, strides=strides)
+    if op.pool_type == 'max':
+        g.add('MaxPool', [x], [out], pads=begin + end, **attrs)
+    elif op.pool_type == 'avg':
+        include_pad = op.count_include_pad is None or op.count_include_pad
+        if include_pad and any(extra) and any(pads):
+            # MXNet counts the pad but not the extra end windows: pad the data itself
+            x = _zero_pad(g, x, rank, pads, pads, node.name)
+            g.add('AveragePool', [x], [out], pads=[0] * len(pads) + extra, count_include_pad=0,
+                  **attrs)
+        else:
+            g.add('AveragePool', [x], [out], pads=begin + end,
+                  count_include_pad=int(include_pad and not any(extra)), **attrs)
+    else:
+        if any(begin) or any(end):
+            x = _zero_pad(g, x, rank, begin, end, node.name)
+        if op.pool_type == 'sum':
+            avg = g.add('AveragePool', [x], hint=node.name + '_avg', **attrs)
+            size = g.constant(np.asarray(np.prod(kernel), dtype=node.out_dtype()), 'window')
+            g.add('Mul', [avg, size], [out])
+        else:
+            g.add('LpPool', [x], [out], p=op.p_value, **attrs)
+
+
+def _typed(g, node, value):
+    return g.constant(np.asarray(value, dtype=node.in_dtype(0)), 'p')
+
+
+def _zero_pad(g, x, rank, begin, end, name):
+    pads = [0, 0] + list(begin) + [0, 0] + list(end)
+    return g.add('Pad', [x, g.int64s(pads, 'pads')], hint=name + '_pad', mode='constant')
+
+
+def _global_pool(g, node, x, out, rank):
+    op = node.op
+    if op.pool_type == 'max':
+        g.add('GlobalMaxPool', [x], [out])
+    elif op.pool_type == 'avg':
+        g.add('GlobalAveragePool', [x], [out])
+    elif op.pool_type == 'lp':
+        # (ONNX Runtime lacks GlobalLpPool at newer opsets) the p-norm over the plane
+        axes = list(range(2, rank))
+        if op.p_value in (1, 2):
+            reduce(g, 'ReduceL%d' % op.p_value, x, axes, True, out)
+        else:
+            cube = g.add('Pow', [g.add('Abs', [x], hint=node.name + '_abs'),
+                                 _typed(g, node, op.p_value)], hint=node.name + '_pow')
+            total = reduce(g, 'ReduceSum', cube, axes, True, hint=node.name + '_sum')
+            g.add('Pow', [total, _typed(g, node, 1.0 / op.p_value)], [out])
+    else:
+        reduce(g, 'ReduceSum', x, list(range(2, rank)), True, out)
+
+
+@translator('UpSampling')
+def upsampling(g, node):
+    op = node.op
+    if op.sample_type == 'bilinear':
+        if op._deconv is None:
+            node.fail('bilinear upsampling needs num_filter')
+        d = op._deconv
+        deconv(g, [node.input(0), node.input(1)], node.outputs[0], d.kernel, d.strides,
+               d.dilates, d.pads, (0,) * len(d.kernel), d.num_group)
+        return
+    parts = []
+    for i in range(op.num_args):
+        # every input is repeated up to the first input's size times scale
+        scale = op.scale * node.in_shape(0)[2] // node.in_shape(i)[2]
+        parts.append(nearest_resize(g, node.input(i), scale, len(node.in_shape(i)),
+                                    node.name, node.in_dtype(i)))
+    if len(parts) == 1:
+        g.add('Identity', parts, [node.outputs[0]])
+    elif op.multi_input_mode == 'sum':
+        g.add('Sum', parts, [node.outputs[0]])
+    else:
+        g.add('Concat', parts, [node.outputs[0]], axis=1)
+
+
+def nearest_resize(g, x, scale, rank, name, dtype):
+    """Repeat every spatial element ``scale`` times (ONNX Resize, nearest, asymmetric)."""
+    scales = g.constant(np.asarray([1, 1] + [scale] * (rank - 2), dtype=np.float32), 'scales')
+    roi = '' if g.opset >= 13 else g.constant(np.zeros(0, np.float32), 'roi')
+    return g.add('Resize', [x, roi, scales], hint=name + '_resize', mode='nearest',
+                 coordinate_transformation_mode='asymmetric', nearest_mode='floor')
+
+
+@translator('Embedding')
+def embedding(g, node):
+    indices = cast(g, node.input(0), np.int64, hint=node.name + '_indices')
+    g.add('Gather', [node.input(1), indices], [node.outputs[0]], axis=0)
+
+
+@translator('Dropout')
+def dropout(g, node):
+    if node.op.mode == 'always':
+        # MXNet drops at inference too in this mode: ONNX Dropout in training mode
+        ratio = g.constant(np.asarray(node.op.p, dtype=node.in_dtype(0)), 'ratio')
+        g.add('Dropout', [node.input(0), ratio, g.constant(np.asarray(True), 'training')],
+              [node.outputs[0]])
+    else:
+        g.add('Identity', [node.input(0)], [node.outputs[0]])

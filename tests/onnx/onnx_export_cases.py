@@ -1,0 +1,360 @@
+"""One small graph per exported operator (and per distinct parameter path)."""
+import numpy as np
+
+import symmod as mx
+
+S = mx.sym
+RNG = np.random.RandomState(42)
+
+
+def x(*shape, low=-2.0, high=2.0, dtype=np.float32):
+    return RNG.uniform(low, high, shape).astype(dtype)
+
+
+def ints(*shape, high=5):
+    return RNG.randint(0, high, shape).astype(np.float32)
+
+
+D = S.var('data')
+D2 = S.var('data2')
+
+
+def case(name, sym, inputs, **options):
+    return (name, sym, inputs, options)
+
+
+def _unary_cases():
+    cases = []
+    positive = ['sqrt', 'rsqrt', 'log', 'log10', 'log2', 'cbrt', 'rcbrt']
+    unit = ['arcsin', 'arccos', 'arctanh']
+    for name in ['relu', 'sigmoid', 'tanh', 'softsign', 'negative', 'reciprocal', 'abs',
+                 'sign', 'ceil', 'floor', 'exp', 'sin', 'cos', 'tan', 'arctan', 'sinh', 'cosh',
+                 'arcsinh', 'erf', 'square', 'log1p', 'expm1', 'degrees', 'radians', 'round',
+                 'rint', 'trunc', 'fix', 'logical_not', 'identity', 'BlockGrad', 'make_loss',
+                 'MakeLoss'] + positive + unit + ['arccosh']:
+        if name in positive:
+            data = x(3, 4, low=0.1, high=3.0)
+        elif name in unit:
+            data = x(3, 4, low=-0.9, high=0.9)
+        elif name == 'arccosh':
+            data = x(3, 4, low=1.1, high=3.0)
+        elif name in ('round', 'rint', 'trunc', 'fix'):
+            data = np.array([[-2.5, -1.5, -0.5, 0.5], [1.5, 2.5, 0.4, -0.6],
+                             [3.7, -3.7, 0.0, 2.49]], np.float32)
+        elif name == 'logical_not':
+            data = ints(3, 4, high=2)
+        elif name == 'reciprocal':
+            data = x(3, 4, low=0.5, high=2.0)
+        else:
+            data = x(3, 4)
+        cases.append(case(name, getattr(S, name)(D, name='op'), {'data': data}))
+    return cases
+
+
+def _binary_cases():
+    cases = []
+    a, b = x(2, 3, 4), x(2, 3, 4, low=0.5, high=2.0)
+    bb = x(1, 3, 1, low=0.5, high=2.0)
+    for name in ['elemwise_add', 'elemwise_sub', 'elemwise_mul', 'elemwise_div', '_maximum',
+                 '_minimum', '_power', '_mod', '_hypot', '_equal', '_not_equal', '_greater',
+                 '_greater_equal', '_lesser', '_lesser_equal', '_logical_and', '_logical_or',
+                 '_logical_xor']:
+        lhs = np.abs(a) + 0.5 if name == '_power' else a
+        if name.startswith('_logical') or name in ('_equal', '_not_equal'):
+            lhs, rhs = ints(2, 3, 4, high=2), ints(2, 3, 4, high=2)
+        else:
+            rhs = b
+        cases.append(case(name, getattr(S, name)(D, D2, name='op'),
+                          {'data': lhs, 'data2': rhs}))
+    for name in ['broadcast_add', 'broadcast_sub', 'broadcast_mul', 'broadcast_div',
+                 'broadcast_power', 'broadcast_maximum', 'broadcast_minimum', 'broadcast_mod',
+                 'broadcast_hypot', 'broadcast_equal', 'broadcast_not_equal',
+                 'broadcast_greater', 'broadcast_greater_equal', 'broadcast_lesser',
+                 'broadcast_lesser_equal', 'broadcast_logical_and', 'broadcast_logical_or',
+                 'broadcast_logical_xor']:
+        lhs = np.abs(a) + 0.5 if name == 'broadcast_power' else a
+        cases.append(case(name, getattr(S, name)(D, D2, name='op'),
+                          {'data': lhs, 'data2': bb}))
+    scalars = ['_plus_scalar', '_minus_scalar', '_rminus_scalar', '_mul_scalar',
+               '_div_scalar', '_rdiv_scalar', '_power_scalar', '_rpower_scalar',
+               '_maximum_scalar', '_minimum_scalar', '_mod_scalar', '_rmod_scalar',
+               '_hypot_scalar', '_equal_scalar', '_not_equal_scalar', '_greater_scalar',
+               '_greater_equal_scalar', '_lesser_scalar', '_lesser_equal_scalar',
+               '_logical_and_scalar', '_logical_or_scalar', '_logical_xor_scalar']
+    for name in scalars:
+        data = x(3, 4, low=0.5, high=3.0) if 'power' in name or 'rdiv' in name \
+            or 'rmod' in name else x(3, 4)
+        scalar = 0.0 if 'logical' in name else 1.5
+        if name.startswith('_logical'):
+            data = ints(3, 4, high=2)
+        sym = getattr(mx.sym, name)(D, scalar=scalar, name='op')
+        cases.append(case(name, sym, {'data': data}))
+    cases.append(case('_mod_negative', S._mod(D, D2, name='op'),
+                      {'data': x(3, 4, low=-5, high=5), 'data2': x(3, 4, low=-3, high=-0.5)}))
+    return cases
+
+
+CONV_CASES = [
+    case('Convolution_2d', S.Convolution(D, kernel=(3, 3), num_filter=4, name='op'),
+         {'data': x(2, 3, 7, 7)}),
+    case('Convolution_groups_dilate_stride_pad',
+         S.Convolution(D, kernel=(3, 3), num_filter=4, num_group=2, dilate=(2, 1),
+                       stride=(2, 1), pad=(1, 2), name='op'), {'data': x(2, 4, 9, 8)}),
+    case('Convolution_1d', S.Convolution(D, kernel=(3,), num_filter=3, stride=(2,), pad=(1,),
+                                         no_bias=True, name='op'), {'data': x(2, 2, 10)}),
+    case('Convolution_3d', S.Convolution(D, kernel=(2, 3, 2), num_filter=3, pad=(1, 0, 1),
+                                         name='op'), {'data': x(1, 2, 4, 5, 4)}),
+    case('Deconvolution_2d', S.Deconvolution(D, kernel=(4, 4), stride=(2, 2), pad=(1, 1),
+                                             num_filter=3, name='op'),
+         {'data': x(2, 4, 5, 5)}),
+    case('Deconvolution_adj_groups_bias',
+         S.Deconvolution(D, kernel=(3, 3), stride=(2, 2), pad=(1, 1), adj=(1, 0),
+                         num_filter=4, num_group=2, no_bias=False, name='op'),
+         {'data': x(1, 4, 4, 5)}),
+    case('Deconvolution_target_shape',
+         S.Deconvolution(D, kernel=(3, 3), stride=(2, 2), target_shape=(9, 10), num_filter=2,
+                         name='op'), {'data': x(1, 3, 5, 5)}),
+    case('Deconvolution_1d', S.Deconvolution(D, kernel=(3,), stride=(2,), num_filter=2,
+                                             name='op'), {'data': x(2, 3, 6)}),
+]
+
+POOL_CASES = []
+for _conv in ('valid', 'full'):
+    for _type in ('max', 'avg', 'sum', 'lp'):
+        for _pad in ((0, 0), (1, 1)):
+            for _cip in ((True, False) if _type == 'avg' else (None,)):
+                _kwargs = dict(kernel=(3, 3), stride=(2, 2), pad=_pad, pool_type=_type,
+                               pooling_convention=_conv)
+                if _cip is not None:
+                    _kwargs['count_include_pad'] = _cip
+                if _type == 'lp':
+                    _kwargs['p_value'] = 2
+                POOL_CASES.append(case(
+                    'Pooling_%s_%s_pad%d%s' % (_type, _conv, _pad[0],
+                                               '' if _cip is None else '_cip%d' % _cip),
+                    S.Pooling(D, name='op', **_kwargs), {'data': x(2, 2, 8, 7)}))
+for _type in ('max', 'avg', 'sum', 'lp'):
+    _kwargs = {'p_value': 2} if _type == 'lp' else {}
+    POOL_CASES.append(case('Pooling_global_%s' % _type,
+                           S.Pooling(D, global_pool=True, kernel=(1, 1), pool_type=_type,
+                                     name='op', **_kwargs), {'data': x(2, 3, 5, 4)}))
+POOL_CASES += [
+    case('Pooling_1d_same', S.Pooling(D, kernel=(3,), stride=(2,), pooling_convention='same',
+                                      name='op'), {'data': x(2, 3, 9)}),
+    case('Pooling_3d_avg', S.Pooling(D, kernel=(2, 2, 2), stride=(2, 1, 2), pool_type='avg',
+                                     name='op'), {'data': x(1, 2, 4, 5, 6)}),
+]
+
+NN_CASES = [
+    case('FullyConnected', S.FullyConnected(D, num_hidden=5, name='op'), {'data': x(3, 4)}),
+    case('FullyConnected_flatten_no_bias',
+         S.FullyConnected(D, num_hidden=5, no_bias=True, name='op'), {'data': x(3, 2, 3)}),
+    case('FullyConnected_no_flatten', S.FullyConnected(D, num_hidden=5, flatten=False,
+                                                       name='op'), {'data': x(3, 2, 4)}),
+    case('FullyConnected_no_flatten_no_bias',
+         S.FullyConnected(D, num_hidden=5, flatten=False, no_bias=True, name='op'),
+         {'data': x(3, 2, 4)}),
+    case('BatchNorm', S.BatchNorm(D, fix_gamma=False, eps=1e-3, name='op'),
+         {'data': x(2, 3, 4, 4)}),
+    case('BatchNorm_fix_gamma', S.BatchNorm(D, name='op'), {'data': x(2, 3, 4)}),
+    case('BatchNorm_axis_last', S.BatchNorm(D, axis=-1, fix_gamma=False, name='op'),
+         {'data': x(2, 4, 3)}),
+    case('LayerNorm', S.LayerNorm(D, name='op'), {'data': x(2, 3, 5)}),
+    case('LayerNorm_axis1', S.LayerNorm(D, axis=1, eps=1e-3, name='op'), {'data': x(2, 3, 5)}),
+    case('InstanceNorm', S.InstanceNorm(D, eps=1e-4, name='op'), {'data': x(2, 3, 4, 5)}),
+    case('GroupNorm', S.GroupNorm(D, num_groups=2, name='op'), {'data': x(2, 4, 3, 3)}),
+    case('LRN', S.LRN(D, nsize=3, alpha=1e-3, beta=0.6, knorm=1.5, name='op'),
+         {'data': x(2, 5, 3, 3)}),
+    case('L2Normalization_instance', S.L2Normalization(D, name='op'),
+         {'data': x(2, 3, 4)}),
+    case('L2Normalization_channel', S.L2Normalization(D, mode='channel', name='op'),
+         {'data': x(2, 3, 4)}),
+    case('L2Normalization_spatial', S.L2Normalization(D, mode='spatial', name='op'),
+         {'data': x(2, 3, 4, 2)}),
+    case('Dropout', S.Dropout(D, p=0.3, name='op'), {'data': x(3, 4)}),
+    case('Embedding', S.Embedding(D, input_dim=10, output_dim=4, name='op'),
+         {'data': ints(3, 5, high=10)}),
+    case('UpSampling_nearest', S.UpSampling(D, scale=2, sample_type='nearest', name='op'),
+         {'data': x(2, 3, 3, 4)}),
+    case('UpSampling_nearest_two_inputs_sum',
+         S.UpSampling(D, D2, scale=2, sample_type='nearest', multi_input_mode='sum',
+                      name='op'), {'data': x(1, 2, 2, 2), 'data2': x(1, 2, 4, 4)}),
+    case('UpSampling_nearest_two_inputs_concat',
+         S.UpSampling(D, D2, scale=2, sample_type='nearest', name='op'),
+         {'data': x(1, 2, 2, 2), 'data2': x(1, 1, 4, 4)}),
+    case('UpSampling_bilinear', S.UpSampling(D, scale=2, sample_type='bilinear', num_filter=3,
+                                             name='op'), {'data': x(1, 3, 3, 3)}),
+    case('Activation_relu', S.Activation(D, act_type='relu', name='op'), {'data': x(3, 4)}),
+    case('Activation_sigmoid', S.Activation(D, act_type='sigmoid', name='op'),
+         {'data': x(3, 4)}),
+    case('Activation_tanh', S.Activation(D, act_type='tanh', name='op'), {'data': x(3, 4)}),
+    case('Activation_softrelu', S.Activation(D, act_type='softrelu', name='op'),
+         {'data': x(3, 4)}),
+    case('Activation_softsign', S.Activation(D, act_type='softsign', name='op'),
+         {'data': x(3, 4)}),
+    case('LeakyReLU_leaky', S.LeakyReLU(D, slope=0.1, name='op'), {'data': x(3, 4)}),
+    case('LeakyReLU_elu', S.LeakyReLU(D, act_type='elu', slope=0.7, name='op'),
+         {'data': x(3, 4)}),
+    case('LeakyReLU_selu', S.LeakyReLU(D, act_type='selu', name='op'), {'data': x(3, 4)}),
+    case('LeakyReLU_gelu', S.LeakyReLU(D, act_type='gelu', name='op'), {'data': x(3, 4)}),
+    case('LeakyReLU_rrelu', S.LeakyReLU(D, act_type='rrelu', name='op'), {'data': x(3, 4)}),
+    case('LeakyReLU_prelu', S.LeakyReLU(D, act_type='prelu', name='op'),
+         {'data': x(2, 3, 4)}),
+    case('hard_sigmoid', S.hard_sigmoid(D, alpha=0.3, beta=0.4, name='op'), {'data': x(3, 4)}),
+    case('softmax', S.softmax(D, name='op'), {'data': x(2, 3, 4)}),
+    case('softmax_axis1_temperature', S.softmax(D, axis=1, temperature=2.0, name='op'),
+         {'data': x(2, 3, 4)}),
+    case('log_softmax', S.log_softmax(D, axis=1, name='op'), {'data': x(2, 3, 4)}),
+    case('SoftmaxActivation_instance', S.SoftmaxActivation(D, name='op'), {'data': x(3, 4)}),
+    case('SoftmaxActivation_channel', S.SoftmaxActivation(D, mode='channel', name='op'),
+         {'data': x(2, 3, 4)}),
+    case('SoftmaxOutput', S.SoftmaxOutput(D, name='op'), {'data': x(3, 4)}),
+    case('SoftmaxOutput_nd', S.SoftmaxOutput(D, name='op'), {'data': x(2, 3, 4)}),
+    case('SoftmaxOutput_multi_output', S.SoftmaxOutput(D, multi_output=True, name='op'),
+         {'data': x(2, 3, 4)}),
+    case('SoftmaxOutput_preserve_shape', S.SoftmaxOutput(D, preserve_shape=True, name='op'),
+         {'data': x(2, 3, 4)}),
+    case('LinearRegressionOutput', S.LinearRegressionOutput(D, name='op'), {'data': x(3, 4)}),
+    case('MAERegressionOutput', S.MAERegressionOutput(D, name='op'), {'data': x(3, 4)}),
+    case('LogisticRegressionOutput', S.LogisticRegressionOutput(D, name='op'),
+         {'data': x(3, 4)}),
+]
+
+SHAPE_CASES = [
+    case('Reshape_codes', S.Reshape(D, shape=(0, -3, -2)), {'data': x(2, 3, 4, 5)}),
+    case('Reshape_split', S.Reshape(D, shape=(-4, 2, -1, -2)), {'data': x(6, 4, 5)}),
+    case('Reshape_minus1', S.Reshape(D, shape=(-1, 5)), {'data': x(2, 3, 5)}),
+    case('Reshape_reverse', S.Reshape(D, shape=(-1, 0), reverse=True), {'data': x(2, 3, 5)}),
+    case('reshape_like', S.reshape_like(D, D2), {'data': x(2, 6), 'data2': x(3, 4)}),
+    case('Flatten', S.Flatten(D), {'data': x(2, 3, 4)}),
+    case('transpose', S.transpose(D, axes=(1, 2, 0)), {'data': x(2, 3, 4)}),
+    case('transpose_reverse', S.transpose(D), {'data': x(2, 3, 4)}),
+    case('SwapAxis', S.SwapAxis(D, dim1=0, dim2=2), {'data': x(2, 3, 4)}),
+    case('expand_dims', S.expand_dims(D, axis=-1), {'data': x(2, 3)}),
+    case('squeeze', S.squeeze(D, axis=(1,)), {'data': x(2, 1, 3, 1)}),
+    case('squeeze_all', S.squeeze(D), {'data': x(2, 1, 3, 1)}),
+    case('Concat', S.Concat(D, D2, dim=1), {'data': x(2, 3), 'data2': x(2, 4)}),
+    case('stack', S.stack(D, D2, axis=1), {'data': x(2, 3), 'data2': x(2, 3)}),
+    case('SliceChannel', S.SliceChannel(D, num_outputs=3, axis=1), {'data': x(2, 6, 2)}),
+    case('SliceChannel_squeeze', S.SliceChannel(D, num_outputs=3, axis=1, squeeze_axis=True),
+         {'data': x(2, 3, 2)}),
+    case('slice', S.slice(D, begin=(0, 1), end=(2, None)), {'data': x(3, 4)}),
+    case('slice_step', S.slice(D, begin=(None, 3), end=(None, 0), step=(2, -1)),
+         {'data': x(5, 4)}),
+    case('slice_axis', S.slice_axis(D, axis=1, begin=1, end=-1), {'data': x(3, 5)}),
+    case('slice_like', S.slice_like(D, D2, axes=(1,)), {'data': x(3, 5), 'data2': x(3, 2)}),
+    case('take', S.take(D, D2), {'data': x(5, 3), 'data2': ints(2, 4, high=7)}),
+    case('take_wrap_axis1', S.take(D, D2, axis=1, mode='wrap'),
+         {'data': x(2, 3), 'data2': ints(4, high=7)}),
+    case('pick', S.pick(D, D2, axis=1), {'data': x(3, 4), 'data2': ints(3, high=4)}),
+    case('pick_keepdims', S.pick(D, D2, axis=0, keepdims=True),
+         {'data': x(3, 4), 'data2': ints(4, high=3)}),
+    case('tile', S.tile(D, reps=(2, 1, 3)), {'data': x(2, 3)}),
+    case('repeat', S.repeat(D, repeats=2, axis=1), {'data': x(2, 3)}),
+    case('repeat_flat', S.repeat(D, repeats=3), {'data': x(2, 3)}),
+    case('reverse', S.reverse(D, axis=(0, 1)), {'data': x(2, 3)}),
+    case('broadcast_to', S.broadcast_to(D, shape=(2, 0, 4)), {'data': x(1, 3, 1)}),
+    case('broadcast_axis', S.broadcast_axis(D, axis=(0, 2), size=(2, 3)),
+         {'data': x(1, 3, 1)}),
+    case('broadcast_like', S.broadcast_like(D, D2), {'data': x(1, 3), 'data2': x(4, 3)}),
+    case('Pad_constant', S.Pad(D, mode='constant', pad_width=(0, 0, 0, 0, 1, 2, 2, 1),
+                               constant_value=0.5), {'data': x(1, 2, 3, 3)}),
+    case('Pad_edge', S.Pad(D, mode='edge', pad_width=(0, 0, 0, 0, 1, 2, 2, 1)),
+         {'data': x(1, 2, 3, 3)}),
+    case('Pad_reflect', S.Pad(D, mode='reflect', pad_width=(0, 0, 0, 0, 1, 2, 2, 1)),
+         {'data': x(1, 2, 3, 3)}),
+    case('depth_to_space', S.depth_to_space(D, block_size=2), {'data': x(1, 8, 2, 3)}),
+    case('space_to_depth', S.space_to_depth(D, block_size=2), {'data': x(1, 2, 4, 6)}),
+    case('Cast', S.Cast(D, dtype='int32'), {'data': x(3, 4, low=-9, high=9)}),
+    case('zeros_ones_full', S.zeros(shape=(2, 3)) + S.ones(shape=(2, 3)) + D
+         + S.full(shape=(2, 3), val=2.5), {'data': x(2, 3)}),
+    case('zeros_without_dtype', S._zeros_without_dtype(shape=(2, 3)) + D, {'data': x(2, 3)}),
+    case('zeros_like_ones_like', S.zeros_like(D) + S.ones_like(D), {'data': x(2, 3)}),
+    case('arange', S.broadcast_add(D, S.arange(0, 3)), {'data': x(2, 3)}),
+    case('shape_array', S.shape_array(D), {'data': x(2, 3)}),
+    case('size_array', S.size_array(D), {'data': x(2, 3)}),
+    case('one_hot', S.one_hot(D, depth=5, on_value=2.0, off_value=-1.0),
+         {'data': ints(2, 3, high=5)}),
+]
+
+MATH_CASES = [
+    case('sum', S.sum(D, axis=1), {'data': x(2, 3, 4)}),
+    case('sum_all', S.sum(D), {'data': x(2, 3, 4)}),
+    case('sum_exclude_keepdims', S.sum(D, axis=1, exclude=True, keepdims=True),
+         {'data': x(2, 3, 4)}),
+    case('mean', S.mean(D, axis=(0, 2)), {'data': x(2, 3, 4)}),
+    case('prod', S.prod(D, axis=2, keepdims=True), {'data': x(2, 3, 4)}),
+    case('max', S.max(D, axis=1), {'data': x(2, 3, 4)}),
+    case('min', S.min(D, axis=-1), {'data': x(2, 3, 4)}),
+    case('nansum', S.nansum(D, axis=1), {'data': np.where(x(2, 3) > 1, np.nan, x(2, 3))
+                                         .astype(np.float32)}),
+    case('nanprod', S.nanprod(D, axis=0), {'data': np.where(x(2, 3) > 1, np.nan, x(2, 3))
+                                           .astype(np.float32)}),
+    case('norm', S.norm(D), {'data': x(2, 3, 4)}),
+    case('norm_l1_axis', S.norm(D, ord=1, axis=(1,), keepdims=True), {'data': x(2, 3, 4)}),
+    case('argmax', S.argmax(D, axis=1), {'data': x(2, 3, 4)}),
+    case('argmax_flat', S.argmax(D), {'data': x(2, 3)}),
+    case('argmin_keepdims', S.argmin(D, axis=0, keepdims=True), {'data': x(2, 3)}),
+    case('argmax_channel', S.argmax_channel(D), {'data': x(3, 5)}),
+    case('topk_indices', S.topk(D, k=2, axis=1), {'data': x(3, 5)}),
+    case('topk_value_ascend', S.topk(D, k=3, ret_typ='value', is_ascend=True),
+         {'data': x(3, 5)}),
+    case('topk_both', S.Group(list(S.topk(D, k=2, ret_typ='both', axis=0))),
+         {'data': x(4, 3)}),
+    case('sort', S.sort(D, axis=0, is_ascend=False), {'data': x(4, 3)}),
+    case('argsort', S.argsort(D), {'data': x(4, 3)}),
+    case('clip', S.clip(D, a_min=-0.5, a_max=1.0), {'data': x(3, 4)}),
+    case('where', S.where(D, D2, S.var('data3')),
+         {'data': ints(2, 3, high=2), 'data2': x(2, 3), 'data3': x(2, 3)}),
+    case('where_rows', S.where(D, D2, S.var('data3')),
+         {'data': ints(2, high=2), 'data2': x(2, 3), 'data3': x(2, 3)}),
+    case('add_n', S.add_n(D, D2, D), {'data': x(2, 3), 'data2': x(2, 3)}),
+    case('dot', S.dot(D, D2), {'data': x(2, 3), 'data2': x(3, 4)}),
+    case('dot_transpose', S.dot(D, D2, transpose_a=True, transpose_b=True),
+         {'data': x(3, 2), 'data2': x(4, 3)}),
+    case('dot_nd', S.dot(D, D2), {'data': x(2, 2, 3), 'data2': x(3, 2, 2)}),
+    case('batch_dot', S.batch_dot(D, D2, transpose_b=True),
+         {'data': x(2, 3, 4), 'data2': x(2, 5, 4)}),
+    case('linalg_gemm2', S.linalg.gemm2(D, D2, transpose_a=True, alpha=2.0),
+         {'data': x(2, 4, 3), 'data2': x(2, 4, 5)}),
+]
+
+CASES = (_unary_cases() + _binary_cases() + CONV_CASES + POOL_CASES + NN_CASES + SHAPE_CASES
+         + MATH_CASES)
+
+
+def _rnn_case(mode, layers, bidirectional, state_outputs, zero_state):
+    dirs = 2 if bidirectional else 1
+    T, N, I, H = 4, 3, 5, 6
+    inputs = {'data': x(T, N, I, low=-1, high=1)}
+    lstm = mode == 'lstm'
+    if zero_state:
+        state = S.zeros(shape=(layers * dirs, 0, H))
+        cell = S.zeros(shape=(layers * dirs, 0, H)) if lstm else None
+    else:
+        state = S.var('state')
+        inputs['state'] = x(layers * dirs, N, H, low=-1, high=1)
+        cell = None
+        if lstm:
+            cell = S.var('state_cell')
+            inputs['state_cell'] = x(layers * dirs, N, H, low=-1, high=1)
+    params = S.var('rnn_parameters')
+    kwargs = dict(state_size=H, num_layers=layers, mode=mode, bidirectional=bidirectional,
+                  state_outputs=state_outputs, name='rnn')
+    sym = S.RNN(D, params, state, cell, **kwargs) if lstm else S.RNN(D, params, state,
+                                                                     **kwargs)
+    name = 'RNN_%s_l%d%s%s%s' % (mode, layers, '_bi' if bidirectional else '',
+                                 '_states' if state_outputs else '',
+                                 '_zero' if zero_state else '')
+    return case(name, sym, inputs, rtol=1e-4, atol=1e-5)
+
+
+RNN_CASES = [
+    _rnn_case('lstm', 1, False, False, True),
+    _rnn_case('lstm', 2, True, True, False),
+    _rnn_case('gru', 2, False, True, True),
+    _rnn_case('gru', 1, True, False, False),
+    _rnn_case('rnn_tanh', 2, True, True, False),
+    _rnn_case('rnn_relu', 1, False, True, True),
+]
+CASES += RNN_CASES
