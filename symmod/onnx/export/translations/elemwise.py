@@ -125,6 +125,10 @@ def _python_mod(g, node, lhs, rhs, out):
         mod = g.add('Sub', [lhs, g.add('Mul', [quotient, rhs], hint=node.name + '_qb')],
                     hint=node.name + '_mod')
         zero = g.constant(np.zeros((), node.out_dtype()), 'zero')
+    divisor = g.initializers.get(rhs)
+    if divisor is not None and np.all(divisor != 0):
+        g.add('Identity', [mod], [out])
+        return
     is_zero = g.add('Equal', [rhs, zero], hint=node.name + '_iszero')
     g.add('Where', [is_zero, g.add('Mul', [lhs, zero], hint=node.name + '_zeros'), mod], [out])
 

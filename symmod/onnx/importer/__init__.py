@@ -1,0 +1,1 @@
+"""Import: ONNX model -> symmod Symbol + parameters (``mx.contrib.onnx.import_model``)."""
