@@ -62,7 +62,6 @@ from . import profiler
 from . import threads
 from . import contrib
 from . import onnx
-from .contrib import onnx as _contrib_onnx  # noqa: E402,F401  (mx.contrib.onnx)
 
 # in a job launched with dist_async servers, a server process serves here and never returns
 from .kvstore.server import serve_if_server as _serve_if_server  # noqa: E402

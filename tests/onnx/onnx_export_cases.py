@@ -216,6 +216,9 @@ NN_CASES = [
          {'data': x(2, 3, 4)}),
     case('LinearRegressionOutput', S.LinearRegressionOutput(D, name='op'), {'data': x(3, 4)}),
     case('MAERegressionOutput', S.MAERegressionOutput(D, name='op'), {'data': x(3, 4)}),
+    case('SVMOutput', S.SVMOutput(D, name='op'), {'data': x(3, 4)}),
+    case('IdentityAttachKLSparseReg', S.IdentityAttachKLSparseReg(D, name='op'),
+         {'data': x(3, 4, low=0.1, high=0.9)}),
     case('LogisticRegressionOutput', S.LogisticRegressionOutput(D, name='op'),
          {'data': x(3, 4)}),
 ]
