@@ -6,8 +6,37 @@ import onnxruntime as ort
 import symmod as mx
 from symmod.onnx.export.model import to_onnx_model
 
-NEWEST = onnx.defs.onnx_opset_version()
+
+
+def _newest_runnable(newest):
+    """The newest opset both onnx and the installed ONNX Runtime support (a runtime may
+    lag behind the onnx package it is installed with)."""
+    from onnx import TensorProto, helper
+    value = helper.make_tensor_value_info('x', TensorProto.FLOAT, [1])
+    graph = helper.make_graph([helper.make_node('Relu', ['x'], ['y'])], 'probe', [value],
+                              [helper.make_tensor_value_info('y', TensorProto.FLOAT, [1])])
+    for opset in range(newest, 12, -1):
+        ids = [helper.make_opsetid('', opset)]
+        model = helper.make_model(graph, opset_imports=ids,
+                                  ir_version=helper.find_min_ir_version_for(ids))
+        try:
+            ort.InferenceSession(model.SerializeToString(), providers=['CPUExecutionProvider'])
+            return opset
+        except Exception:  # noqa: BLE001  (the runtime refuses an opset it does not know)
+            continue
+    return 13
+
+
+NEWEST_ONNX = onnx.defs.onnx_opset_version()
+NEWEST = _newest_runnable(NEWEST_ONNX)     # the newest opset the tests run
 OPSETS = sorted({12, 13, NEWEST})
+
+
+def export(*args, **kwargs):
+    """``mx.onnx.export_model`` at the newest opset ONNX Runtime runs (the default is the
+    newest the onnx package knows, which a runtime may not support yet)."""
+    kwargs.setdefault('opset_version', NEWEST)
+    return mx.onnx.export_model(*args, **kwargs)
 
 
 def session(model):

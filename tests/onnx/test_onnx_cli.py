@@ -8,14 +8,15 @@ import numpy as np
 
 import symmod as mx
 from symmod.onnx.cli import main
-from onnx_check import session
+from onnx_check import NEWEST, session
 from test_onnx_models import MLP_REF, ROOT
 
 
 def test_export_then_check(tmp_path, capsys):
     prefix = str(MLP_REF / 'mlp')
     out = str(tmp_path / 'mlp.onnx')
-    assert main(['export', prefix, '3', '--input-shape', '1,784', '--dynamic', '-o', out]) == 0
+    assert main(['export', prefix, '3', '--input-shape', '1,784', '--dynamic', '-o', out,
+                 '--opset', str(NEWEST)]) == 0
     assert 'wrote %s' % out in capsys.readouterr().out
     assert session(out).get_inputs()[0].shape == ['batch', 784]
     assert main(['check', out, '--prefix', prefix, '--epoch', '3', '--batch-size', '6']) == 0
@@ -32,7 +33,8 @@ def test_export_then_check(tmp_path, capsys):
 def test_check_reports_a_mismatch(tmp_path, capsys):
     prefix = str(MLP_REF / 'mlp')
     out = str(tmp_path / 'mlp.onnx')
-    assert main(['export', prefix, '3', '--input-shape', '2,784', '-o', out]) == 0
+    assert main(['export', prefix, '3', '--input-shape', '2,784', '-o', out, '--opset',
+                 str(NEWEST)]) == 0
     sym, arg_params, aux_params = mx.model.load_checkpoint(prefix, 3)
     arg_params['fc3_weight'] = arg_params['fc3_weight'] * 1.5
     mx.model.save_checkpoint(str(tmp_path / 'changed'), 3, sym, arg_params, aux_params)

@@ -5,7 +5,7 @@ import pytest
 
 import symmod as mx
 from symmod.base import MXNetError
-from onnx_check import NEWEST, check_export, random_params, session
+from onnx_check import NEWEST, NEWEST_ONNX, check_export, export, random_params, session
 
 
 def small_net():
@@ -51,14 +51,14 @@ def test_params_in_every_accepted_form(net, tmp_path):
              (sym, str(tmp_path / 'net-0007.params'))]
     for i, (s, p) in enumerate(forms):
         out = str(tmp_path / ('m%d.onnx' % i))
-        assert mx.onnx.export_model(s, p, [data.shape], np.float32, out) == out
+        assert export(s, p, [data.shape], np.float32, out) == out
         np.testing.assert_allclose(run(out, data), expected, rtol=1e-5, atol=1e-6)
 
 
 def test_old_argument_names_and_default_path(net, tmp_path, monkeypatch):
     sym, args, auxs, data, expected = net
     monkeypatch.chdir(tmp_path)
-    path = mx.onnx.export_model(sym, [args, auxs], input_shape=[data.shape],
+    path = export(sym, [args, auxs], input_shape=[data.shape],
                                 input_type=np.float32)
     assert path == 'model.onnx'
     np.testing.assert_allclose(run(tmp_path / 'model.onnx', data), expected, rtol=1e-5,
@@ -67,7 +67,7 @@ def test_old_argument_names_and_default_path(net, tmp_path, monkeypatch):
 
 def test_model_passes_full_check_and_names_follow_mxnet(net, tmp_path):
     sym, args, auxs, data, _ = net
-    path = mx.onnx.export_model(sym, [args, auxs], [data.shape],
+    path = export(sym, [args, auxs], [data.shape],
                                 onnx_file_path=str(tmp_path / 'm.onnx'),
                                 run_shape_inference=True, opset_version=13)
     model = onnx.load(path)
@@ -85,30 +85,31 @@ def test_argument_errors(net, tmp_path):
     out = str(tmp_path / 'x.onnx')
     with pytest.raises(MXNetError, match=r"2 input shapes given, but the model has 1 inputs "
                                          r"\['data'\]"):
-        mx.onnx.export_model(sym, [args, auxs], [data.shape, (1,)], onnx_file_path=out)
+        export(sym, [args, auxs], [data.shape, (1,)], onnx_file_path=out)
     with pytest.raises(ValueError, match='in_shapes is required'):
-        mx.onnx.export_model(sym, [args, auxs], onnx_file_path=out)
+        export(sym, [args, auxs], onnx_file_path=out)
     with pytest.raises(ValueError, match='dynamic_input_shapes is specified'):
-        mx.onnx.export_model(sym, [args, auxs], [data.shape], onnx_file_path=out,
+        export(sym, [args, auxs], [data.shape], onnx_file_path=out,
                              dynamic_input_shapes=[(None, 2, 5, 5)])
     with pytest.raises(ValueError, match='The dimensionality of each shape must match'):
-        mx.onnx.export_model(sym, [args, auxs], [data.shape], onnx_file_path=out,
+        export(sym, [args, auxs], [data.shape], onnx_file_path=out,
                              dynamic=True, dynamic_input_shapes=[(None, 2)])
-    with pytest.raises(ValueError, match='opset_version must be between 12 and %d' % NEWEST):
-        mx.onnx.export_model(sym, [args, auxs], [data.shape], onnx_file_path=out,
+    with pytest.raises(ValueError,
+                       match='opset_version must be between 12 and %d' % NEWEST_ONNX):
+        export(sym, [args, auxs], [data.shape], onnx_file_path=out,
                              opset_version=11)
     with pytest.raises(ValueError, match='Symbol and params files provided are invalid'):
-        mx.onnx.export_model(str(tmp_path / 'missing-symbol.json'), [args, auxs],
+        export(str(tmp_path / 'missing-symbol.json'), [args, auxs],
                              [data.shape], onnx_file_path=out)
     with pytest.raises(ValueError, match='should either be files or objects'):
-        mx.onnx.export_model(sym, 42, [data.shape], onnx_file_path=out)
+        export(sym, 42, [data.shape], onnx_file_path=out)
     assert not list(tmp_path.iterdir())     # nothing (half-)written on failure
 
 
 def test_missing_parameter_becomes_an_input_needing_a_shape(net, tmp_path):
     sym, args, auxs, data, expected = net
     partial = {k: v for k, v in args.items() if k != 'fc_bias'}
-    path = mx.onnx.export_model(sym, [partial, auxs], [data.shape, (3,)],
+    path = export(sym, [partial, auxs], [data.shape, (3,)],
                                 onnx_file_path=str(tmp_path / 'm.onnx'))
     sess = session(path)
     assert [i.name for i in sess.get_inputs()] == ['data', 'fc_bias']
@@ -120,15 +121,15 @@ def test_unexportable_operator_names_node_and_operator(tmp_path):
     sym = mx.sym.gamma(mx.sym.var('data'), name='my_gamma')
     with pytest.raises(MXNetError, match=r"node 'my_gamma' uses operator gamma, which has no "
                                          r"ONNX translation"):
-        mx.onnx.export_model(sym, {}, [(2, 3)], onnx_file_path=str(tmp_path / 'g.onnx'))
+        export(sym, {}, [(2, 3)], onnx_file_path=str(tmp_path / 'g.onnx'))
     lengths = mx.sym.softmax(mx.sym.var('data'), mx.sym.var('length'), use_length=True,
                              name='sm')
     with pytest.raises(MXNetError, match=r"node 'sm' \(operator softmax\).*use_length"):
-        mx.onnx.export_model(lengths, {}, [(2, 3), (2,)], onnx_file_path=str(tmp_path / 's'))
+        export(lengths, {}, [(2, 3), (2,)], onnx_file_path=str(tmp_path / 's'))
     rnn = mx.sym.RNN(mx.sym.var('data'), mx.sym.var('w'), mx.sym.var('s'), state_size=4,
                      num_layers=1, mode='rnn_tanh', name='r')
     with pytest.raises(MXNetError, match=r"node 'r' \(operator RNN\).*not constants"):
-        mx.onnx.export_model(rnn, {}, [(2, 1, 3), (36,), (1, 1, 4)],
+        export(rnn, {}, [(2, 1, 3), (36,), (1, 1, 4)],
                              onnx_file_path=str(tmp_path / 'r'))
     assert not list(tmp_path.iterdir())
 
@@ -137,7 +138,7 @@ def test_get_operator_support():
     ops12 = mx.onnx.get_operator_support(12)
     assert {'FullyConnected', 'Convolution', 'RNN', 'Reshape', 'softmax'} <= set(ops12)
     assert ops12 == sorted(ops12)
-    assert mx.onnx.get_operator_support() == mx.onnx.get_operator_support(NEWEST)
+    assert mx.onnx.get_operator_support() == mx.onnx.get_operator_support(NEWEST_ONNX)
     assert 'gamma' not in ops12
 
 
@@ -178,10 +179,17 @@ def test_dynamic_shapes(name, sym, data, others, dyn):
 
 def test_dynamic_dimension_names_reach_the_model(net, tmp_path):
     sym, args, auxs, data, _ = net
-    path = mx.onnx.export_model(sym, [args, auxs], [data.shape], dynamic=True,
+    path = export(sym, [args, auxs], [data.shape], dynamic=True,
                                 dynamic_input_shapes=[('batch', 2, 5, 5)],
                                 onnx_file_path=str(tmp_path / 'm.onnx'))
     dims = onnx.load(path).graph.input[0].type.tensor_type.shape.dim
     assert [d.dim_param or d.dim_value for d in dims] == ['batch', 2, 5, 5]
     assert session(path).run(None, {'data': np.zeros((7, 2, 5, 5), np.float32)})[0].shape \
         == (7, 3)
+
+
+def test_default_opset_is_the_newest_onnx_knows(net, tmp_path):
+    sym, args, auxs, data, _ = net
+    path = mx.onnx.export_model(sym, [args, auxs], [data.shape],
+                                onnx_file_path=str(tmp_path / 'm.onnx'))
+    assert [o.version for o in onnx.load(path).opset_import] == [NEWEST_ONNX]

@@ -9,7 +9,7 @@ import onnx
 import pytest
 
 import symmod as mx
-from onnx_check import NEWEST, check_export, session
+from onnx_check import NEWEST, check_export, export, session
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MLP_REF = ROOT / 'tests' / 'data' / 'mxnet-reference' / 'mlp'
@@ -54,7 +54,7 @@ def test_mnist_example_networks(network, tmp_path):
     arg_params, aux_params = trained(sym, (64, 1, 28, 28))
     digits = mnist_digits(32)
     expected = predict(sym, arg_params, aux_params, digits)
-    path = mx.onnx.export_model(sym, [arg_params, aux_params], [(1, 1, 28, 28)],
+    path = export(sym, [arg_params, aux_params], [(1, 1, 28, 28)],
                                 onnx_file_path=str(tmp_path / 'net.onnx'), dynamic=True,
                                 dynamic_input_shapes=[('batch', 1, 28, 28)])
     assert path == str(tmp_path / 'net.onnx')
@@ -68,7 +68,7 @@ def test_mnist_example_networks(network, tmp_path):
 
 def test_mxnet_mlp_checkpoint_equals_its_expected_output(tmp_path):
     """MXNet 1.9.1's own checkpoint: files -> ONNX -> ONNX Runtime == MXNet's predict."""
-    path = mx.onnx.export_model(str(MLP_REF / 'mlp-symbol.json'),
+    path = export(str(MLP_REF / 'mlp-symbol.json'),
                                 str(MLP_REF / 'mlp-0003.params'), [(20, 784)],
                                 onnx_file_path=str(tmp_path / 'mlp.onnx'))
     data = np.load(MLP_REF / 'input.npy')
@@ -78,7 +78,7 @@ def test_mxnet_mlp_checkpoint_equals_its_expected_output(tmp_path):
     # the same through sym.load + nd.load, at opset 12
     sym = mx.sym.load(str(MLP_REF / 'mlp-symbol.json'))
     params = mx.nd.load(str(MLP_REF / 'mlp-0003.params'))
-    path = mx.onnx.export_model(sym, params, [(20, 784)], opset_version=12,
+    path = export(sym, params, [(20, 784)], opset_version=12,
                                 onnx_file_path=str(tmp_path / 'mlp12.onnx'))
     got, = run_onnx(path, {'data': data})
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
@@ -128,7 +128,7 @@ def test_residual_net_in_inference_mode(tmp_path):
     arg_params, aux_params = residual_params(sym, (4, 1, 28, 28))
     digits = mnist_digits(8)
     expected = predict(sym, arg_params, aux_params, digits)
-    path = mx.onnx.export_model(sym, [arg_params, aux_params], [(8, 1, 28, 28)],
+    path = export(sym, [arg_params, aux_params], [(8, 1, 28, 28)],
                                 onnx_file_path=str(tmp_path / 'res.onnx'), dynamic=True)
     got, = run_onnx(path, {'data': digits})
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6)
@@ -151,7 +151,7 @@ def test_hybrid_block_export(tmp_path):
     expected = net(mx.nd.array(digits)).asnumpy()
     prefix = str(tmp_path / 'gluon')
     net.export(prefix)
-    path = mx.onnx.export_model(prefix + '-symbol.json', prefix + '-0000.params',
+    path = export(prefix + '-symbol.json', prefix + '-0000.params',
                                 [(1, 1, 28, 28)], onnx_file_path=str(tmp_path / 'g.onnx'),
                                 dynamic=True, dynamic_input_shapes=[(None, 1, 28, 28)])
     feed = session(path).get_inputs()[0].name
@@ -192,7 +192,7 @@ def test_bucketing_lstm_at_one_bucket(tmp_path, caplog):
     mod.forward(batch_data, is_train=False)
     expected = mod.get_outputs()[0].asnumpy()
     with caplog.at_level(logging.WARNING, logger='symmod.onnx'):
-        path = mx.onnx.export_model(sym, [arg_params, aux_params], [(batch, seq_len)],
+        path = export(sym, [arg_params, aux_params], [(batch, seq_len)],
                                     onnx_file_path=str(tmp_path / 'lm.onnx'), dynamic=True)
     # the unrolled graph cannot vary in length: that dimension stays fixed, with a warning
     assert 'dimension 1 of input data stays fixed at 10' in caplog.text
@@ -222,7 +222,7 @@ def test_fused_rnn_cell_model(mode, bidirectional, tmp_path):
     arg_params, aux_params = mod.get_params()
     tokens = np.random.RandomState(1).randint(0, 30, (batch, seq_len)).astype(np.float32)
     expected = mod.predict(mx.io.NDArrayIter(tokens, batch_size=batch)).asnumpy()
-    path = mx.onnx.export_model(sym, [arg_params, aux_params], [(batch, seq_len)],
+    path = export(sym, [arg_params, aux_params], [(batch, seq_len)],
                                 onnx_file_path=str(tmp_path / 'fused.onnx'), dynamic=True,
                                 dynamic_input_shapes=[('batch', 'time')])
     got, = run_onnx(path, {'data': tokens})
