@@ -1,4 +1,6 @@
 """FullyConnected, Convolution, Deconvolution, Pooling, UpSampling, Embedding, Dropout."""
+import functools
+
 import numpy as np
 
 from ..registry import translator
@@ -98,31 +100,44 @@ def pooling(g, node):
     elif op.pool_type == 'avg':
         include_pad = op.count_include_pad is None or op.count_include_pad
         if include_pad and any(extra) and any(pads):
-            # MXNet counts the pad but not the extra end windows: pad the data itself
-            x = _zero_pad(g, x, rank, pads, pads, node.name)
-            g.add('AveragePool', [x], [out], pads=[0] * len(pads) + extra, count_include_pad=0,
-                  **attrs)
+            # MXNet's divisor counts the pad but not the extra end windows, which no ONNX
+            # attribute says: window sums over MXNet's divisors (the shapes are static)
+            total = _window_sum(g, node, x, attrs, begin + end)
+            divisors = _mxnet_divisors(node.in_shape(0)[2:], node.out_shape(0)[2:], kernel,
+                                       strides, pads).astype(node.out_dtype())
+            g.add('Div', [total, g.constant(divisors, node.name + '_divisors')], [out])
         else:
             g.add('AveragePool', [x], [out], pads=begin + end,
                   count_include_pad=int(include_pad and not any(extra)), **attrs)
+    elif op.pool_type == 'sum':
+        _window_sum(g, node, x, attrs, begin + end, out)
     else:
-        if any(begin) or any(end):
-            x = _zero_pad(g, x, rank, begin, end, node.name)
-        if op.pool_type == 'sum':
-            avg = g.add('AveragePool', [x], hint=node.name + '_avg', **attrs)
-            size = g.constant(np.asarray(np.prod(kernel), dtype=node.out_dtype()), 'window')
-            g.add('Mul', [avg, size], [out])
-        else:
-            g.add('LpPool', [x], [out], p=op.p_value, **attrs)
+        g.add('LpPool', [x], [out], p=op.p_value, pads=begin + end, **attrs)
+
+
+def _window_sum(g, node, x, attrs, pads, out=None):
+    """Sum over each window (padding as zeros): AveragePool counting the pads, times the
+    window size. (An explicit Pad before the pool would be fused into it by some ONNX
+    Runtime versions, which then stop counting it.)"""
+    avg = g.add('AveragePool', [x], hint=node.name + '_avg', pads=pads, count_include_pad=1,
+                **attrs)
+    size = g.constant(np.asarray(np.prod(attrs['kernel_shape']), dtype=node.out_dtype()),
+                      'window')
+    return g.add('Mul', [avg, size], None if out is None else [out], hint=node.name + '_sum')
+
+
+def _mxnet_divisors(spatial, out, kernel, strides, pads):
+    """MXNet's average-pooling divisor per output position with count_include_pad: the
+    window's overlap with the input padded by ``pad`` on both sides."""
+    counts = []
+    for size, o, k, s, p in zip(spatial, out, kernel, strides, pads):
+        start = np.arange(o) * s - p
+        counts.append(np.minimum(start + k, size + p) - start)
+    return functools.reduce(np.multiply, np.ix_(*counts)).reshape((1, 1) + tuple(out))
 
 
 def _typed(g, node, value):
     return g.constant(np.asarray(value, dtype=node.in_dtype(0)), 'p')
-
-
-def _zero_pad(g, x, rank, begin, end, name):
-    pads = [0, 0] + list(begin) + [0, 0] + list(end)
-    return g.add('Pad', [x, g.int64s(pads, 'pads')], hint=name + '_pad', mode='constant')
 
 
 def _global_pool(g, node, x, out, rank):

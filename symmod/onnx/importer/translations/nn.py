@@ -150,17 +150,23 @@ def _pool(g, node, pool_type):
     convention = 'full' if ceil_mode else 'valid'
     if ceil_mode and any(begin + end):
         node.fail('ceil_mode with padding (ONNX and MXNet place the last window differently)')
-    if begin != end:
+    include_pad = bool(node.attrs.get('count_include_pad', 0))
+    data = node.sym(0)
+    if begin != end and pool_type == 'avg' and include_pad:
+        # every window divides by its full size: pool the zero-padded data
+        data = _explicit_pad(S, data, begin, end, 0.0, count)
+        begin = (0,) * count
+    elif begin != end:
         # MXNet's 'full' (or 1-D 'same') convention is ONNX's extra end padding when the
         # output sizes agree
         convention = _convention_of_end_padding(node, kernel, stride, begin, end)
     kwargs = dict(kernel=kernel, stride=stride, pad=begin, pool_type=pool_type,
                   pooling_convention=convention, name=node.name)
     if pool_type == 'avg':
-        kwargs['count_include_pad'] = bool(node.attrs.get('count_include_pad', 0))
+        kwargs['count_include_pad'] = include_pad
     if pool_type == 'lp':
         kwargs['p_value'] = node.attrs.get('p', 2)
-    return S.Pooling(node.sym(0), **kwargs)
+    return S.Pooling(data, **kwargs)
 
 
 def _convention_of_end_padding(node, kernel, stride, begin, end):
