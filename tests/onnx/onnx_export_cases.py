@@ -361,3 +361,21 @@ RNN_CASES = [
     _rnn_case('rnn_relu', 1, False, True, True),
 ]
 CASES += RNN_CASES
+
+LENGTHS = S.var('lengths')
+SEQUENCE_CASES = [
+    case('SequenceMask', S.SequenceMask(D, LENGTHS, use_sequence_length=True, value=-1.0),
+         {'data': x(4, 3, 2), 'lengths': np.array([1, 4, 2.7], np.float32)}),
+    case('SequenceMask_axis1', S.SequenceMask(D, LENGTHS, use_sequence_length=True, axis=1),
+         {'data': x(3, 4), 'lengths': np.array([0, 3, 4], np.float32)}),
+    case('SequenceMask_no_length', S.SequenceMask(D), {'data': x(3, 2)}),
+    case('SequenceReverse', S.SequenceReverse(D, LENGTHS, use_sequence_length=True),
+         {'data': x(4, 3, 2), 'lengths': np.array([1, 4, 2], np.float32)}),
+    case('SequenceReverse_no_length', S.SequenceReverse(D), {'data': x(4, 3)}),
+    case('SequenceLast', S.SequenceLast(D, LENGTHS, use_sequence_length=True),
+         {'data': x(4, 3, 2), 'lengths': np.array([1, 4, 2], np.float32)}),
+    case('SequenceLast_axis1', S.SequenceLast(D, LENGTHS, use_sequence_length=True, axis=1),
+         {'data': x(3, 4), 'lengths': np.array([2, 1, 4], np.float32)}),
+    case('SequenceLast_no_length', S.SequenceLast(D, axis=1), {'data': x(3, 4, 2)}),
+]
+CASES += SEQUENCE_CASES

@@ -96,6 +96,7 @@ class ImportGraph:
         for value_info in graph.input:
             self._used.add(value_info.name)
         self.shapes = {}
+        self.types = {}         # tensor name -> numpy dtype, where ONNX inference knows it
 
     # ---- names, shapes, symbols -----------------------------------------------------------
     def unique_name(self, hint):
@@ -116,11 +117,14 @@ class ImportGraph:
         g = inferred.graph
         for info in list(g.input) + list(g.value_info) + list(g.output):
             t = info.type.tensor_type
+            if t.elem_type:
+                self.types[info.name] = _deps.numpy_type(t.elem_type)
             if t.HasField('shape'):
                 self.shapes[info.name] = tuple(d.dim_value if d.HasField('dim_value') else None
                                                for d in t.shape.dim)
         for name, value in self.consts.items():
             self.shapes[name] = value.shape or (1,)     # a 0-d constant becomes (1,)
+            self.types[name] = value.dtype
 
     def symbol(self, name):
         """The Symbol of tensor ``name``; a constant becomes a variable (a parameter)."""

@@ -2,4 +2,5 @@
 
 Importing this package registers every translator (see ``..registry``).
 """
-from . import activation, elemwise, nn, norm, recurrent, reduce, shape  # noqa: F401
+from . import (activation, elemwise, nn, norm, recurrent, reduce, sequence,  # noqa: F401
+               shape)

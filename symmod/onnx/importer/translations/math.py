@@ -110,7 +110,14 @@ def where(g, node):
         if i != reference:
             for _ in range(rank - len(shape)):
                 operand = S.expand_dims(operand, axis=0)
-            operand = S.broadcast_like(operand, node.sym(reference))
+            if None not in full and 0 not in full:
+                operands.append(S.broadcast_to(operand, shape=tuple(full)))
+                continue
+            like = node.sym(reference)
+            mine, theirs = (g.types.get(node.inputs[k]) for k in (i, reference))
+            if mine is not None and theirs is not None and mine != theirs:
+                like = S.Cast(like, dtype=mine.name)    # broadcast_like wants one dtype
+            operand = S.broadcast_like(operand, like)
         operands.append(operand)
     return S.where(*operands, name=node.name)
 

@@ -283,3 +283,11 @@ def resize(g, node):
         node.fail('scales %s (MXNet repeats by one integer factor)' % (scales.tolist(),))
     return _sym().UpSampling(node.sym(0), scale=int(spatial[0]), sample_type='nearest',
                              num_args=1, name=node.name)
+
+
+@translator('ReverseSequence')
+def reverse_sequence(g, node):
+    if node.attrs.get('batch_axis', 1) != 1 or node.attrs.get('time_axis', 0) != 0:
+        node.fail('batch_axis / time_axis other than 1 / 0 (MXNet reverses time-major data)')
+    return _sym().SequenceReverse(node.sym(0), node.sym(1), use_sequence_length=True,
+                                  name=node.name)
