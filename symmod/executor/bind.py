@@ -88,6 +88,8 @@ def simple_bind(symbol, ctx, grad_req, type_dict, stype_dict, group2ctx, shared_
     _check_context(ctx)
     if stype_dict and any(v != 'default' for v in stype_dict.values()):
         raise MXNetError('sparse storage types are not supported by symmod: %s' % stype_dict)
+    # MXNet reads only the tuples among the keyword arguments as shapes
+    shapes = {k: v for k, v in shapes.items() if isinstance(v, tuple)}
     arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
     if arg_shapes is None:
         arg_shapes, _, aux_shapes = symbol.infer_shape_partial(**shapes)

@@ -9,12 +9,19 @@ import threading
 
 import numpy as np
 
+from ..base import MXNetError
 from .registry import ShapeError, unify
 
 __all__ = ['choice', 'int_shape', 'size_of', 'canonical_axis', 'axis_slice', 'expect_shape',
            'data_shape',
            'data_dtype', 'scratch', 'work_buffer', 'store', 'store_from', 'store_cast',
-           'copy_into', 'fill_into', 'zero_grad', 'matmul_into', 'kernel_array']
+           'copy_into', 'fill_into', 'zero_grad', 'matmul_into', 'kernel_array',
+           'OperatorIndexError']
+
+
+class OperatorIndexError(MXNetError, IndexError):
+    """An index out of range in an operator's input: MXNet raises Python's IndexError
+    for these (its 'IndexError:' messages), so this is both."""
 
 
 # ---- parameters, shapes and dtypes ----------------------------------------------------------

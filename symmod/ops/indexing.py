@@ -10,8 +10,8 @@ import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_dtype, parse_float, parse_int, \
     parse_optional, parse_tuple
-from .common import (canonical_axis, copy_into, data_dtype, int_shape, size_of, work_buffer,
-                     zero_grad)
+from .common import (OperatorIndexError, canonical_axis, copy_into, data_dtype, int_shape,
+                     size_of, work_buffer, zero_grad)
 from .registry import Operator, Param, register, ShapeError, unify, shape_is_known
 
 __all__ = ['scatter_add']
@@ -302,8 +302,8 @@ def _nd_positions(indices, shape, opname):
     if bad.any():
         axis = int(np.nonzero(bad.any(axis=1))[0][0])
         value = int(idx[axis][bad[axis]][0])
-        raise MXNetError('%s: IndexError: index %d is out of bounds for axis %d with size %d'
-                         % (opname, value, axis, shape[axis]))
+        raise OperatorIndexError('%s: IndexError: index %d is out of bounds for axis %d with '
+                                 'size %d' % (opname, value, axis, shape[axis]))
     idx = np.where(idx < 0, idx + lead, idx)
     return np.ravel_multi_index(tuple(idx), shape[:m]) if m else np.zeros(idx.shape[1], np.int64)
 

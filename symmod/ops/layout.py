@@ -123,6 +123,10 @@ class _BlockMove(Operator):
         return [shape], [unify(self._moved_shape(shape, self.block_size), out_shapes[0])], []
 
     def forward(self, is_train, req, in_data, out_data, aux):
+        if 0 in in_data[0].shape:
+            # shape inference reads 0 as an unknown dim; a real input must not have one
+            raise ShapeError('%s: no dimension of the input may be 0, found shape %s'
+                             % (self.name, in_data[0].shape))
         self._move(in_data[0], out_data[0], self.block_size, req[0])
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):

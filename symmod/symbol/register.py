@@ -102,7 +102,9 @@ def make_function(func_name, op_cls):
         sym_args += [a for a in extra if isinstance(a, Symbol)]
         extra = [a for a in extra if not isinstance(a, Symbol)]
         sym_kwargs = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
-        params = {k: v for k, v in kwargs.items() if not isinstance(v, Symbol)}
+        # an input given as None is not given (MXNet's generated functions skip it)
+        params = {k: v for k, v in kwargs.items() if not isinstance(v, Symbol)
+                  and not (v is None and not op_cls.takes_param(k))}
         if extra:
             if op_cls.key_var_num_args:
                 raise TypeError('Positional arguments must be Symbol instances, but got %s'

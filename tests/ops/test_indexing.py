@@ -180,6 +180,8 @@ def test_gather_nd_mxnet_examples():
     assert got.asnumpy().tolist() == [[3, 4], [5, 6]]
     with pytest.raises(MXNetError, match='index 3 is out of bounds for axis 0 with size 3'):
         mx.nd.gather_nd(mx.nd.ones((3, 2)), mx.nd.array([[0, 3]]))
+    with pytest.raises(IndexError):     # MXNet raises Python's IndexError here
+        mx.nd.gather_nd(mx.nd.ones((3, 2)), mx.nd.array([[0, -4]]))
 
 
 @pytest.mark.parametrize('dtype', DTYPES)

@@ -85,3 +85,9 @@ def test_block_moves_shape_errors():
         mx.nd.space_to_depth(mx.nd.zeros((1, 1, 3, 4)), block_size=2)
     with pytest.raises(MXNetError, match='4-D'):
         mx.nd.depth_to_space(mx.nd.zeros((4, 2, 2)), block_size=2)
+
+
+@pytest.mark.parametrize('op', ['depth_to_space', 'space_to_depth'])
+def test_zero_sized_input_is_refused(op):
+    with pytest.raises(mx.MXNetError, match='may be 0'):
+        getattr(mx.nd, op)(mx.nd.ones((1, 4, 0, 2)), 2)
