@@ -3,6 +3,7 @@ import logging
 import math
 import re
 
+from .base import py_str
 from .ndarray import NDArray
 from . import ndarray
 
@@ -42,6 +43,7 @@ class Monitor:
 
     def stat_helper(self, name, array):
         """Executor callback: queue the statistic of ``array`` when collecting."""
+        name = py_str(name)
         if self.activated and self.re_prog.match(name):
             self.queue.append((self.step, name, self.stat_func(array)))
 

@@ -146,7 +146,8 @@ class Executor:
     # ---- monitoring ---------------------------------------------------------------------
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, array)`` after every operator with its outputs
-        (and inputs too when ``monitor_all``)."""
+        (and inputs too when ``monitor_all``). ``name`` is UTF-8 bytes, as MXNet's C
+        callback hands it (``mx.base.py_str`` decodes it)."""
         self._monitor = callback
         self._monitor_all = monitor_all
 
@@ -154,9 +155,10 @@ class Executor:
         if self._monitor_all:
             names = op.list_arguments()
             for name, array in zip(names, ins):
-                self._monitor('%s_%s' % (node.name, name), NDArray(array, self._ctx))
+                self._monitor(('%s_%s' % (node.name, name)).encode('utf-8'),
+                              NDArray(array, self._ctx))
         for i, array in enumerate(outs[:op.num_visible_outputs()]):
-            self._monitor(node.output_name(i), NDArray(array, self._ctx))
+            self._monitor(node.output_name(i).encode('utf-8'), NDArray(array, self._ctx))
 
     # ---- dictionaries -----------------------------------------------------------------------
     @staticmethod

@@ -186,12 +186,13 @@ def test_monitor_callback_sees_every_output():
     seen = []
     exe.set_monitor_callback(lambda name, arr: seen.append((name, arr.shape)))
     exe.forward()
-    assert seen == [('fc1_output', (4, 8)), ('relu1_output', (4, 8)), ('fc2_output', (4, 3)),
-                    ('softmax_output', (4, 3))]
+    # names come as bytes, as from MXNet's C callback
+    assert seen == [(b'fc1_output', (4, 8)), (b'relu1_output', (4, 8)), (b'fc2_output', (4, 3)),
+                    (b'softmax_output', (4, 3))]
     seen.clear()
     exe.set_monitor_callback(lambda name, arr: seen.append(name), monitor_all=True)
     exe.forward()
-    assert seen[:4] == ['fc1_data', 'fc1_weight', 'fc1_bias', 'fc1_output']
+    assert seen[:4] == [b'fc1_data', b'fc1_weight', b'fc1_bias', b'fc1_output']
 
 
 def test_duplicate_argument_names_are_rejected_in_dicts():

@@ -259,3 +259,10 @@ def test_module_level_helpers():
     np.testing.assert_array_equal(mx.sym.full((2,), 7).eval()[0].asnumpy(), [7, 7])
     np.testing.assert_array_equal(mx.sym.arange(0, 3).eval()[0].asnumpy(), [0, 1, 2])
     assert mx.sym.zeros((2,), dtype='float64').eval()[0].dtype == np.float64
+
+
+def test_shape_attribute_is_a_hint_that_given_shapes_override():
+    data = mx.sym.Variable('data', shape=(1, 3, 10, 10))
+    conv = mx.sym.Convolution(data, kernel=(2, 2), num_filter=1)
+    assert conv.infer_shape()[1] == [(1, 1, 9, 9)]
+    assert conv.infer_shape(data=(1, 3, 10, 14))[1] == [(1, 1, 9, 13)]
