@@ -220,8 +220,13 @@ class Pooling(Operator):
         if not self.kernel and not self.global_pool:
             raise MXNetError('Pooling: kernel must be given (1, 2 or 3 dims) unless '
                              'global_pool=True')
+        # MXNet reads the first len(kernel) values of a longer stride/pad (pad=(0, 0, 0)
+        # with a 1-D kernel is accepted)
+        nd = len(self.kernel)
+        stride, pad = (tuple(v or ())[:nd] if nd and len(v or ()) > nd else v
+                       for v in (self.stride, self.pad))
         self.strides, self.pads = _spatial_params(
-            self.name, self.kernel, (('stride', self.stride, 1), ('pad', self.pad, 0)),
+            self.name, self.kernel, (('stride', stride, 1), ('pad', pad, 0)),
             allow_empty_kernel=True)
         if self.kernel:
             _check_layout(self.name, self.layout, len(self.kernel))
@@ -230,7 +235,8 @@ class Pooling(Operator):
         if self.pool_type == 'lp' and self.p_value not in (1, 2, 3):
             raise MXNetError('Pooling: lp pooling needs p_value 1, 2 or 3, found %s'
                              % self.p_value)
-        if self.pooling_convention == 'same' and (len(self.kernel) != 1 or any(self.pads)):
+        if self.pooling_convention == 'same' and (len(self.kernel) != 1
+                                                  or any(tuple(self.pad or ()))):
             raise MXNetError("Pooling: pooling_convention='same' supports 1-D pooling "
                              "without pad only, found kernel %s and pad %s"
                              % (self.kernel, self.pads))

@@ -400,3 +400,13 @@ def test_pooling_float16_and_errors():
         pool.infer_shape(data=(1, 1, 2, 5))
     with pytest.raises(MXNetError, match='4D data'):
         pool.infer_shape(data=(1, 1, 5))
+
+
+def test_pooling_reads_the_leading_values_of_a_longer_pad():
+    x = mx.nd.array(np.arange(10.).reshape(1, 1, 10))
+    out = mx.nd.Pooling(x, kernel=(2,), stride=(2,), pad=(0, 0, 0), pool_type='max',
+                        pooling_convention='same')
+    np.testing.assert_array_equal(out.asnumpy().ravel(), [1, 3, 5, 7, 9])
+    with pytest.raises(mx.MXNetError, match="'same'"):
+        mx.nd.Pooling(x, kernel=(2,), stride=(2,), pad=(2,), pool_type='max',
+                      pooling_convention='same')
