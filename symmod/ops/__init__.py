@@ -45,3 +45,4 @@ from . import split_v2
 from . import fluent
 from . import random_draw
 from . import random_pdf
+from . import amp

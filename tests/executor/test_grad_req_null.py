@@ -135,6 +135,9 @@ SAMPLES = {
     '_random_pdf_negative_binomial': ({}, [(2, 3), (2, 3), np.full((2, 3), 0.5)]),
     '_random_pdf_generalized_negative_binomial': ({}, [np.full((2, 3), 2.0), (2, 3), (2, 3)]),
     '_random_pdf_poisson': ({}, [np.full((2, 3), 2.0), (2, 3)]),
+    'amp_cast': ({'dtype': 'float32'}, [(2, 3)]),
+    'amp_multicast': ({'num_outputs': 2}, [(2, 3), (2, 3)]),
+    'multi_all_finite': ({'num_arrays': 2}, [(2, 3), (2, 3)]),
 }
 # operators without array arguments have no gradient to test
 NO_ARGUMENTS = {'_arange', '_eye', '_full', '_ones', '_zeros', '_zeros_without_dtype',
@@ -145,7 +148,8 @@ NO_ARGUMENTS = {'_arange', '_eye', '_full', '_ones', '_zeros', '_zeros_without_d
 # inputs MXNet refuses a gradient for at bind (always 'null'); None: the operator has no
 # gradient at all, only an all-'null' binding (forward) is possible
 NEVER_GRAD = {'Embedding': {0}, 'softmax_cross_entropy': {1}, 'argmax_channel': None,
-              'batch_take': None, '_contrib_allclose': None, 'khatri_rao': None}
+              'batch_take': None, '_contrib_allclose': None, 'khatri_rao': None,
+              'all_finite': None, 'multi_all_finite': None}
 # outputs sized by input values: they run imperatively only, no bound graph to test
 DYNAMIC_SHAPE = {'_contrib_boolean_mask'}
 

@@ -74,7 +74,8 @@ def replay(filename, name, rtol, atol, outputs=None):
             continue
         expected = arrays['%s/out/%d' % (name, i)]
         assert out.dtype == expected.dtype
-        assert_almost_equal(out.asnumpy(), expected, rtol, atol, ('symmod out%d' % i, 'mxnet'))
+        assert_almost_equal(out.asnumpy(), expected, rtol, atol, ('symmod out%d' % i, 'mxnet'),
+                            equal_nan=True)
     if meta['backward']:
         ograds = [arrays['%s/ograd/%d' % (name, i)] for i in range(len(outs))]
         ex.backward([mx.nd.array(g, dtype=g.dtype) for g in ograds])

@@ -157,8 +157,25 @@ def misc_cases():
          {'a': a, 'b': a * np.float32(1.0005)}, backward=False)
 
 
+def amp_cases():
+    edges = np.array([0, 1e-8, 6e-8, 5.96e-8, 3e-5, 65504, 65520, 70000, -65519.99, 0.1, 1 / 3,
+                      np.inf, -np.inf, np.nan], np.float32)
+    case('amp_cast_fp16', 'amp_cast', {'dtype': 'float16'}, {'data': edges}, backward=False)
+    case('amp_cast_grad', 'amp_cast', {'dtype': 'float16'}, {'data': randn(3, 4)})
+    case('amp_cast_fp32', 'amp_cast', {'dtype': 'float32'},
+         {'data': randn(3, 4).astype(np.float16)})
+    case('amp_cast_int', 'amp_cast', {'dtype': 'float16'},
+         {'data': np.arange(6, dtype=np.int32).reshape(2, 3)}, backward=False)
+    # (amp_multicast of float16 arrays fails in MXNet's MKLDNN CPU build: not recorded)
+    case('all_finite', 'all_finite', {}, {'data': np.array([[1, np.inf]], np.float32)},
+         backward=False)
+    case('multi_all_finite', 'multi_all_finite', {'num_arrays': 2},
+         {'array_0': randn(2, 2), 'array_1': randn(3)}, backward=False)
+
+
 if __name__ == '__main__':
     bbox_cases()
     multibox_cases()
     misc_cases()
+    amp_cases()
     write(OUT)
