@@ -34,6 +34,7 @@ from . import ctc
 from . import sampling
 from . import crop
 from . import roi
+from . import roi_align
 from . import correlation
 from . import heads
 from . import bbox

@@ -10,7 +10,7 @@ invalid batch index give 0.
 import numba
 import numpy as np
 
-from ..base import parse_float, parse_tuple
+from ..base import parse_float, parse_int, parse_tuple
 from .common import int_shape, kernel_array, zero_grad
 from .registry import Operator, Param, ShapeError, register
 
@@ -136,3 +136,122 @@ class ROIPooling(Operator):
             gdata[...] = total.reshape(gdata.shape)
         else:
             gdata += total.reshape(gdata.shape).astype(gdata.dtype)
+
+
+# ---- PSROIPooling -----------------------------------------------------------------------------
+@numba.njit(cache=True, nogil=True, error_model='numpy')
+def _ps_bins(rois, n, ph, pw, scale, pooled, group, height, width, real):
+    """(hstart, hend, wstart, wend, channel offset gh * group + gw) of a bin, in the data
+    type's arithmetic as MXNet's kernel."""
+    start_w = real(_c_round(rois[n, 1])) * scale
+    start_h = real(_c_round(rois[n, 2])) * scale
+    end_w = real(_c_round(rois[n, 3]) + 1.0) * scale
+    end_h = real(_c_round(rois[n, 4]) + 1.0) * scale
+    bin_w = max(end_w - start_w, real(0.1)) / real(pooled)
+    bin_h = max(end_h - start_h, real(0.1)) / real(pooled)
+    hstart = min(max(int(np.floor(real(ph) * bin_h + start_h)), 0), height)
+    wstart = min(max(int(np.floor(real(pw) * bin_w + start_w)), 0), width)
+    hend = min(max(int(np.ceil(real(ph + 1) * bin_h + start_h)), 0), height)
+    wend = min(max(int(np.ceil(real(pw + 1) * bin_w + start_w)), 0), width)
+    gw = min(max(int(np.floor(real(pw) * group / pooled)), 0), group - 1)
+    gh = min(max(int(np.floor(real(ph) * group / pooled)), 0), group - 1)
+    return hstart, hend, wstart, wend, gh * group + gw
+
+
+@numba.njit(cache=True, nogil=True, error_model='numpy')
+def _psroi_pool(data, rois, scale, group, out, dy, grad):
+    """Forward into ``out`` when ``dy`` is empty, else accumulate ``dy``'s gradient."""
+    height, width = data.shape[2], data.shape[3]
+    n_rois, output_dim, pooled = out.shape[0], out.shape[1], out.shape[2]
+    real = out.dtype.type
+    backward = dy.size > 0
+    for n in range(n_rois):
+        index = int(rois[n, 0])
+        for ctop in range(output_dim):
+            for ph in range(pooled):
+                for pw in range(pooled):
+                    hs, he, ws, we, g = _ps_bins(rois, n, ph, pw, scale, pooled, group,
+                                                 height, width, real)
+                    c = ctop * group * group + g
+                    empty = he <= hs or we <= ws
+                    area = (he - hs) * (we - ws)
+                    if backward:
+                        if empty:
+                            continue
+                        share = dy[n, ctop, ph, pw] / area
+                        for h in range(hs, he):
+                            for w in range(ws, we):
+                                grad[index, c, h, w] += share
+                    else:
+                        total = 0.0
+                        for h in range(hs, he):
+                            for w in range(ws, we):
+                                total += data[index, c, h, w]
+                        out[n, ctop, ph, pw] = 0 if empty else total / area
+
+
+@register
+class PSROIPooling(Operator):
+    """Position-sensitive ROI pooling (R-FCN): bin (ph, pw) of output channel ``c`` averages
+    input channel ``(c * group + gh) * group + gw`` over the bin, (gh, gw) being the bin's
+    group cell. ``data`` (N, output_dim * group_size**2, H, W), ``rois`` (R, 5) ->
+    (R, output_dim, pooled_size, pooled_size)."""
+    name = '_contrib_PSROIPooling'
+    params = (Param('spatial_scale', parse_float,
+                    doc='Feature map size over image size (1 / total stride).'),
+              Param('output_dim', parse_int, doc='Output channels.'),
+              Param('pooled_size', parse_int, doc='Output height and width.'),
+              Param('group_size', parse_int, 0, 'Group cells per side (0: pooled_size).'))
+    backward_uses_outputs = False
+
+    def check_params(self):
+        if not 0.0 <= self.spatial_scale <= 1.0:
+            raise ShapeError('PSROIPooling: spatial_scale must be in [0, 1], found %s'
+                             % self.spatial_scale)
+        self.group = self.group_size or self.pooled_size
+
+    def list_arguments(self):
+        return ['data', 'rois']
+
+    def infer_shape(self, in_shapes, out_shapes, aux_shapes):
+        dshape, rshape = int_shape(in_shapes[0]), int_shape(in_shapes[1])
+        if dshape is None or rshape is None:
+            return [dshape, rshape], list(out_shapes), []
+        if len(dshape) != 4:
+            raise ShapeError('PSROIPooling: data must be a 4D tensor, found %s' % (dshape,))
+        if len(rshape) != 2 or rshape[1] != 5:
+            raise ShapeError('PSROIPooling: rois must be (num_rois, 5), found %s' % (rshape,))
+        if dshape[1] != self.output_dim * self.group * self.group:
+            raise ShapeError('PSROIPooling: data has %d channels, output_dim %d with '
+                             'group_size %d needs %d' % (dshape[1], self.output_dim,
+                                                         self.group,
+                                                         self.output_dim * self.group ** 2))
+        pooled = self.pooled_size
+        return [dshape, rshape], [(rshape[0], self.output_dim, pooled, pooled)], []
+
+    def _run(self, data, rois, out, dy, grad):
+        _psroi_pool(np.ascontiguousarray(kernel_array(data)),
+                    np.ascontiguousarray(kernel_array(rois)), np.float32(self.spatial_scale),
+                    self.group, out, dy, grad)
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        out = out_data[0]
+        target = kernel_array(out) if req[0] == 'write' else np.empty(out.shape, np.float32)
+        self._run(in_data[0], in_data[1], target, np.zeros((0, 1, 1, 1), target.dtype),
+                  np.zeros((1, 1, 1, 1), target.dtype))
+        if req[0] == 'add':
+            out += target.astype(out.dtype)
+        elif target is not out:
+            out[...] = target
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        zero_grad(in_grad[1], req[1])
+        if req[0] == 'null':
+            return
+        dy = np.ascontiguousarray(kernel_array(out_grad[0]))
+        grad = np.zeros(in_grad[0].shape, dy.dtype)
+        self._run(in_data[0], in_data[1], np.empty(dy.shape, dy.dtype), dy, grad)
+        if req[0] == 'write':
+            in_grad[0][...] = grad
+        else:
+            in_grad[0] += grad.astype(in_grad[0].dtype)

@@ -136,6 +136,10 @@ SAMPLES = {
     '_random_pdf_generalized_negative_binomial': ({}, [np.full((2, 3), 2.0), (2, 3), (2, 3)]),
     '_random_pdf_poisson': ({}, [np.full((2, 3), 2.0), (2, 3)]),
     'amp_cast': ({'dtype': 'float32'}, [(2, 3)]),
+    '_contrib_ROIAlign': ({'pooled_size': (1, 1), 'spatial_scale': 1.0},
+                          [(1, 1, 3, 3), np.array([[0., 0., 0., 2., 2.]])]),
+    '_contrib_PSROIPooling': ({'spatial_scale': 1.0, 'output_dim': 1, 'pooled_size': 1},
+                              [(1, 1, 3, 3), np.array([[0., 0., 0., 2., 2.]])]),
     'amp_multicast': ({'num_outputs': 2}, [(2, 3), (2, 3)]),
     'multi_all_finite': ({'num_arrays': 2}, [(2, 3), (2, 3)]),
 }

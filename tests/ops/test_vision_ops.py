@@ -11,12 +11,14 @@ from symmod.test_utils import check_numeric_gradient
 from recorded_cases import case_names, replay
 
 TESTED_OPS = {'GridGenerator', 'BilinearSampler', 'SpatialTransformer', 'Crop', 'ROIPooling',
-              'Correlation', 'SVMOutput', 'IdentityAttachKLSparseReg'}
+              'Correlation', 'SVMOutput', 'IdentityAttachKLSparseReg', '_contrib_ROIAlign',
+              '_contrib_PSROIPooling'}
+RECORDED = TESTED_OPS | {'contrib.ROIAlign', 'contrib.PSROIPooling'}
 REFERENCE = 'ops_vision_reference.npz'
 RNG = np.random.RandomState(7)
 
 
-@pytest.mark.parametrize('name', case_names(REFERENCE, TESTED_OPS))
+@pytest.mark.parametrize('name', case_names(REFERENCE, RECORDED))
 def test_matches_mxnet_reference(name):
     replay(REFERENCE, name, rtol=1e-5, atol=1e-5)
 
@@ -135,3 +137,17 @@ def test_shape_errors_name_the_problem():
         mx.nd.Crop(mx.nd.ones((1, 1, 3, 3)), h_w=(4, 1))
     with pytest.raises(mx.MXNetError, match='target_shape'):
         mx.nd.GridGenerator(mx.nd.ones((1, 6)), transform_type='affine')
+
+
+@pytest.mark.parametrize('make', [
+    lambda d, r: mx.sym.contrib.ROIAlign(d, r, pooled_size=(2, 2), spatial_scale=1.0,
+                                        sample_ratio=2),
+    lambda d, r: mx.sym.contrib.ROIAlign(d, r, pooled_size=(2, 1), spatial_scale=1.0,
+                                        position_sensitive=True, aligned=True),
+    lambda d, r: mx.sym.contrib.PSROIPooling(d, r, spatial_scale=1.0, output_dim=1,
+                                            pooled_size=2),
+])
+def test_roi_align_and_psroi_numeric_gradient(make):
+    sym = make(mx.sym.var('data'), mx.sym.var('rois'))
+    _check_gradient(sym, {'data': RNG.randn(1, 4, 5, 5),
+                          'rois': np.array([[0, 0.3, 0.6, 3.4, 3.7]])}, grad_nodes=['data'])

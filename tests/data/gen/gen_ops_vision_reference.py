@@ -47,6 +47,25 @@ def build_cases():
          {'data': randn(2, 2, 6, 6), 'rois': np.array([[1, 0, 0, 4, 4], [0, 2, 1, 5, 3]],
                                                      np.float32)})
 
+    align_rois = np.array([[0, 1.3, 0.7, 6.2, 5.9], [1, 0, 2.5, 13, 15.1],
+                           [0, 3.4, 2.6, 3.5, 2.7], [1, -4, -4, 30, 30]], np.float32)
+    feat = randn(2, 8, 9, 8)
+    align = 'contrib.ROIAlign'
+    case('roialign', align, {'pooled_size': (2, 2), 'spatial_scale': 0.5},
+         {'data': feat, 'rois': align_rois})
+    case('roialign_ratio2_aligned', align, {'pooled_size': (3, 2), 'spatial_scale': 0.5,
+                                            'sample_ratio': 2, 'aligned': True},
+         {'data': feat, 'rois': align_rois[:2]})
+    case('roialign_sensitive', align, {'pooled_size': (2, 2), 'spatial_scale': 1.0,
+                                       'position_sensitive': True},
+         {'data': feat, 'rois': align_rois})
+    case('psroipool', 'contrib.PSROIPooling', {'spatial_scale': 0.5, 'output_dim': 2,
+                                               'pooled_size': 2},
+         {'data': feat, 'rois': align_rois})
+    case('psroipool_group', 'contrib.PSROIPooling', {'spatial_scale': 1.0, 'output_dim': 2,
+                                                     'pooled_size': 3, 'group_size': 2},
+         {'data': feat, 'rois': align_rois[:3]})
+
     a, b = randn(2, 3, 6, 7), randn(2, 3, 6, 7)
     case('corr_mul', 'Correlation', {'kernel_size': 1, 'max_displacement': 2, 'pad_size': 2},
          {'data1': a, 'data2': b})
