@@ -14,7 +14,7 @@ from ..base import parse_float, parse_int, parse_tuple
 from .common import int_shape, kernel_array, zero_grad
 from .registry import Operator, Param, ShapeError, register
 
-__all__ = []
+__all__ = ['RoiOperator']
 
 _NEG_FLT_MAX = -float(np.finfo(np.float32).max)
 
@@ -71,8 +71,48 @@ def _roi_pool_forward(data, rois, scale, out, argmax):
                     argmax[n, c, ph, pw] = where
 
 
+class RoiOperator(Operator):
+    """Base of the operators pooling regions ``rois`` (R, 5: batch index, x1, y1, x2, y2)
+    out of a feature map ``data`` (N, C, H, W) scaled by ``spatial_scale``."""
+    backward_uses_outputs = False
+
+    def check_params(self):
+        if not 0.0 <= self.spatial_scale <= 1.0:
+            raise ShapeError('%s: spatial_scale must be in [0, 1], found %s'
+                             % (self.name, self.spatial_scale))
+
+    def list_arguments(self):
+        return ['data', 'rois']
+
+    def input_shapes(self, in_shapes):
+        """(data shape, rois shape), checked, or None while either is unknown."""
+        dshape, rshape = int_shape(in_shapes[0]), int_shape(in_shapes[1])
+        if dshape is None or rshape is None:
+            return None
+        if len(dshape) != 4:
+            raise ShapeError('%s: data must be 4D (batch, channel, y, x), found %s'
+                             % (self.name, dshape))
+        if len(rshape) != 2 or rshape[1] != 5:
+            raise ShapeError('%s: rois must be (num_rois, 5) rows of '
+                             '[batch_index, x1, y1, x2, y2], found %s' % (self.name, rshape))
+        return dshape, rshape
+
+    @staticmethod
+    def kernel_target(out, req):
+        """The float32/float64 buffer a kernel writes the forward result into."""
+        return kernel_array(out) if req == 'write' else np.empty(out.shape, np.float32)
+
+    @staticmethod
+    def store_target(out, req, target):
+        """Store a :meth:`kernel_target` result into ``out`` following ``req``."""
+        if req == 'add':
+            out += target.astype(out.dtype)
+        elif target is not out:
+            out[...] = target
+
+
 @register
-class ROIPooling(Operator):
+class ROIPooling(RoiOperator):
     """Max-pools each region of ``rois`` (R, 5) of ``data`` (N, C, H, W) into
     (R, C, pooled_size[0], pooled_size[1])."""
     name = 'ROIPooling'
@@ -81,14 +121,7 @@ class ROIPooling(Operator):
               Param('spatial_scale', parse_float,
                     doc='Feature map size over image size (1 / total stride).'))
     backward_uses_inputs = False
-
-    def check_params(self):
-        if not 0.0 <= self.spatial_scale <= 1.0:
-            raise ShapeError('ROIPooling: spatial_scale must be in [0, 1], found %s'
-                             % self.spatial_scale)
-
-    def list_arguments(self):
-        return ['data', 'rois']
+    backward_uses_outputs = True
 
     def list_outputs(self):
         return ['output', 'maxidx']
@@ -97,15 +130,10 @@ class ROIPooling(Operator):
         return 1
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape, rshape = int_shape(in_shapes[0]), int_shape(in_shapes[1])
-        if dshape is None or rshape is None:
-            return [dshape, rshape], [int_shape(out_shapes[0]), None], []
-        if len(dshape) != 4:
-            raise ShapeError('ROIPooling: data must be 4D (batch, channel, y, x), found %s'
-                             % (dshape,))
-        if len(rshape) != 2 or rshape[1] != 5:
-            raise ShapeError('ROIPooling: rois must be (num_rois, 5) rows of '
-                             '[batch_index, x1, y1, x2, y2], found %s' % (rshape,))
+        shapes = self.input_shapes(in_shapes)
+        if shapes is None:
+            return [int_shape(s) for s in in_shapes], [int_shape(out_shapes[0]), None], []
+        dshape, rshape = shapes
         out = (rshape[0], dshape[1]) + tuple(self.pooled_size)
         return [dshape, rshape], [out, out], []
 
@@ -116,14 +144,11 @@ class ROIPooling(Operator):
     def forward(self, is_train, req, in_data, out_data, aux):
         data, rois = in_data
         out, argmax = out_data
-        target = kernel_array(out) if req[0] == 'write' else np.empty(out.shape, np.float32)
+        target = self.kernel_target(out, req[0])
         _roi_pool_forward(np.ascontiguousarray(kernel_array(data)),
                           np.ascontiguousarray(kernel_array(rois)),
                           np.float32(self.spatial_scale), target, argmax)
-        if req[0] == 'add':
-            out += target.astype(out.dtype)
-        elif target is not out:
-            out[...] = target
+        self.store_target(out, req[0], target)
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         zero_grad(in_grad[1], req[1])
@@ -191,7 +216,7 @@ def _psroi_pool(data, rois, scale, group, out, dy, grad):
 
 
 @register
-class PSROIPooling(Operator):
+class PSROIPooling(RoiOperator):
     """Position-sensitive ROI pooling (R-FCN): bin (ph, pw) of output channel ``c`` averages
     input channel ``(c * group + gh) * group + gw`` over the bin, (gh, gw) being the bin's
     group cell. ``data`` (N, output_dim * group_size**2, H, W), ``rois`` (R, 5) ->
@@ -202,25 +227,16 @@ class PSROIPooling(Operator):
               Param('output_dim', parse_int, doc='Output channels.'),
               Param('pooled_size', parse_int, doc='Output height and width.'),
               Param('group_size', parse_int, 0, 'Group cells per side (0: pooled_size).'))
-    backward_uses_outputs = False
 
     def check_params(self):
-        if not 0.0 <= self.spatial_scale <= 1.0:
-            raise ShapeError('PSROIPooling: spatial_scale must be in [0, 1], found %s'
-                             % self.spatial_scale)
+        super().check_params()
         self.group = self.group_size or self.pooled_size
 
-    def list_arguments(self):
-        return ['data', 'rois']
-
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape, rshape = int_shape(in_shapes[0]), int_shape(in_shapes[1])
-        if dshape is None or rshape is None:
-            return [dshape, rshape], list(out_shapes), []
-        if len(dshape) != 4:
-            raise ShapeError('PSROIPooling: data must be a 4D tensor, found %s' % (dshape,))
-        if len(rshape) != 2 or rshape[1] != 5:
-            raise ShapeError('PSROIPooling: rois must be (num_rois, 5), found %s' % (rshape,))
+        shapes = self.input_shapes(in_shapes)
+        if shapes is None:
+            return [int_shape(s) for s in in_shapes], list(out_shapes), []
+        dshape, rshape = shapes
         if dshape[1] != self.output_dim * self.group * self.group:
             raise ShapeError('PSROIPooling: data has %d channels, output_dim %d with '
                              'group_size %d needs %d' % (dshape[1], self.output_dim,
@@ -236,13 +252,10 @@ class PSROIPooling(Operator):
 
     def forward(self, is_train, req, in_data, out_data, aux):
         out = out_data[0]
-        target = kernel_array(out) if req[0] == 'write' else np.empty(out.shape, np.float32)
+        target = self.kernel_target(out, req[0])
         self._run(in_data[0], in_data[1], target, np.zeros((0, 1, 1, 1), target.dtype),
                   np.zeros((1, 1, 1, 1), target.dtype))
-        if req[0] == 'add':
-            out += target.astype(out.dtype)
-        elif target is not out:
-            out[...] = target
+        self.store_target(out, req[0], target)
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         zero_grad(in_grad[1], req[1])

@@ -13,10 +13,10 @@ import math
 import numba
 import numpy as np
 
-from ..base import MXNetError, parse_bool, parse_float, parse_int
+from ..base import parse_bool, parse_float, parse_int
 from .common import int_shape, kernel_array, zero_grad
-from .registry import Operator, Param, ShapeError, register
-from .roi import _pooled_size
+from .registry import Param, ShapeError, register
+from .roi import RoiOperator, _pooled_size
 
 __all__ = []
 
@@ -104,7 +104,7 @@ def _roi_align(data, rois, scale, aligned, ratio, sensitive, out, dy, grad):
 
 
 @register
-class ROIAlign(Operator):
+class ROIAlign(RoiOperator):
     """Bilinear ROI align of ``data`` (N, C, H, W) for ``rois`` (R, 5): output
     (R, C, h, w), or (R, C / (h * w), h, w) when ``position_sensitive``."""
     name = '_contrib_ROIAlign'
@@ -118,25 +118,12 @@ class ROIAlign(Operator):
                     'Position-sensitive pooling (R-FCN).'),
               Param('aligned', parse_bool, False,
                     'Half-pixel offset of the box corners (Detectron2).'))
-    backward_uses_outputs = False
-
-    def check_params(self):
-        if not 0.0 <= self.spatial_scale <= 1.0:
-            raise MXNetError('ROIAlign: spatial_scale must be in [0, 1], found %s'
-                             % self.spatial_scale)
-
-    def list_arguments(self):
-        return ['data', 'rois']
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape, rshape = int_shape(in_shapes[0]), int_shape(in_shapes[1])
-        if dshape is None or rshape is None:
-            return [dshape, rshape], list(out_shapes), []
-        if len(dshape) != 4:
-            raise ShapeError('ROIAlign: data must be a 4D tensor, found %s' % (dshape,))
-        if len(rshape) != 2 or rshape[1] != 5:
-            raise ShapeError('ROIAlign: rois must be a 2D tensor of shape (num_rois, 5), '
-                             'found %s' % (rshape,))
+        shapes = self.input_shapes(in_shapes)
+        if shapes is None:
+            return [int_shape(s) for s in in_shapes], list(out_shapes), []
+        dshape, rshape = shapes
         bins = self.pooled_size[0] * self.pooled_size[1]
         channels = dshape[1]
         if self.position_sensitive:
