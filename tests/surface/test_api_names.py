@@ -24,8 +24,7 @@ _UPDATES = {'adam_update', 'ftml_update', 'ftrl_update', 'lamb_update_phase1',
             'preloaded_multi_sgd_mom_update', 'preloaded_multi_sgd_update', 'rmsprop_update',
             'rmspropalex_update', 'sgd_mom_update', 'sgd_update', 'signsgd_update',
             'signum_update'}
-_OTHERS = {'all_finite', 'amp_cast', 'amp_multicast', 'cast_storage', 'col2im', 'im2col',
-           'multi_all_finite', 'reset_arrays', 'get_indexing_dispatch_code',
+_OTHERS = {'cast_storage', 'col2im', 'im2col', 'reset_arrays', 'get_indexing_dispatch_code',
            'get_oshape_of_gather_nd_op', 'indexing_key_expand_implicit_axes', 'imdecode'}
 PENDING = {'ndarray': _OTHERS | {'mp_lamb_update_phase1', 'mp_lamb_update_phase2'},
            'symbol': _OTHERS | _UPDATES}
