@@ -67,14 +67,14 @@ def _symmod_resnet20(sym, data):
 
 
 # ---- symmod gluon ---------------------------------------------------------------------------
-def gluon_net(kind, mx):
-    """The network as a gluon HybridSequential (no softmax: the loss applies it)."""
+def gluon_net(kind, mx, hidden=(128, 64)):
+    """The network as a gluon HybridSequential (no softmax: the loss applies it);
+    ``hidden``: the MLP's hidden layer sizes."""
     nn = mx.gluon.nn
     net = nn.HybridSequential()
     with net.name_scope():
         if kind == 'mlp':
-            net.add(nn.Dense(128, activation='relu'), nn.Dense(64, activation='relu'),
-                    nn.Dense(10))
+            net.add(*[nn.Dense(h, activation='relu') for h in hidden], nn.Dense(10))
         elif kind == 'lenet':
             net.add(nn.Conv2D(20, 5, activation='tanh'), nn.MaxPool2D(2, 2),
                     nn.Conv2D(50, 5, activation='tanh'), nn.MaxPool2D(2, 2), nn.Flatten(),
@@ -85,12 +85,15 @@ def gluon_net(kind, mx):
 
 
 # ---- PyTorch ----------------------------------------------------------------------------------
-def torch_net(kind):
+def torch_net(kind, hidden=(128, 64)):
     """The network as a torch.nn.Module producing logits."""
     import torch.nn as nn
     if kind == 'mlp':
-        return nn.Sequential(nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 64), nn.ReLU(),
-                             nn.Linear(64, 10))
+        sizes = (784,) + tuple(hidden)
+        layers = []
+        for a, b in zip(sizes, sizes[1:]):
+            layers += [nn.Linear(a, b), nn.ReLU()]
+        return nn.Sequential(*layers, nn.Linear(sizes[-1], 10))
     if kind == 'lenet':
         return nn.Sequential(nn.Conv2d(1, 20, 5), nn.Tanh(), nn.MaxPool2d(2, 2),
                              nn.Conv2d(20, 50, 5), nn.Tanh(), nn.MaxPool2d(2, 2), nn.Flatten(),

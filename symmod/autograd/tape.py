@@ -222,12 +222,14 @@ def _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes):
     wanted, needed = _on_paths(targets, nodes)
     grads = {}
 
-    def add_grad(entry, value):
+    def add_grad(entry, value, owned=False):
         key = (id(entry[0]), entry[1])
         if key in grads:
             grads[key] += value
         else:
-            grads[key] = np.array(value, copy=True)
+            # ``owned``: an array the node made for this pass and nobody else reads (it
+            # may be accumulated into); anything else is copied first
+            grads[key] = value if owned else np.array(value, copy=True)
 
     for i, head in enumerate(heads):
         hgrad = None if head_grads is None else head_grads[i]
@@ -250,9 +252,10 @@ def _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes):
                 out_grad.append(got if got is not None else np.zeros_like(node.out_data[i]))
             req = _requests(node, wanted, needed)
             in_grad = node.run_backward(req, out_grad)
+            owned = getattr(node, 'owns_grads', False)
             for entry, g, r in zip(node.in_entries, in_grad, req):
                 if r != 'null':
-                    add_grad(entry, g)
+                    add_grad(entry, g, owned)
     finally:
         set_recording(prev_rec)
         set_training(prev_train)

@@ -3,17 +3,16 @@
 ``hybrid_forward(F, x, *args, **params)`` runs with ``F = mx.nd`` on NDArrays and with
 ``F = mx.sym`` on Symbols. Before ``hybridize()`` a call runs ``hybrid_forward`` on
 NDArrays. After it, symmod builds the block's symbolic graph once (as MXNet does) and
-executes that graph node by node with the same ``nd`` operators (``GraphRunner``),
-recorded by autograd. MXNet would compile the graph into a CachedOp instead; symmod
-has no separate compiled path, so the numbers are the same and the speed is about the
-imperative speed. ``export`` writes the graph as a Module checkpoint.
+binds it, once per input signature, to the plan-once executor ``Module`` uses
+(``BoundGraph``, symmod's CachedOp); under ``autograd.record()`` the whole graph is one
+node of the tape. ``export`` writes the graph as a Module checkpoint.
 """
 import warnings
 
 from ..base import MXNetError
 from .. import ndarray, symbol
 from .block import Block, _flatten, _regroup, _gather_type_ctx_info
-from .graph_runner import GraphRunner
+from .bound_graph import BoundGraph
 from .parameter import DeferredInitializationError
 
 __all__ = ['HybridBlock']
@@ -112,7 +111,9 @@ class HybridBlock(Block):
                     params[name]._finish_deferred_init()
         self._cached_op_args = [(True, data_names[name]) if name in data_names
                                 else (False, params[name]) for name in input_names]
-        self._cached_op = GraphRunner(out)
+        self._cached_op = BoundGraph(out, shared=[i for i, (is_arg, _) in
+                                                  enumerate(self._cached_op_args)
+                                                  if not is_arg])
 
     def _deferred_infer_shape(self, *args):
         try:
@@ -162,10 +163,11 @@ class HybridBlock(Block):
                   backward_bulk_size=None, **kwargs):
         """Switch graph execution on (or off) for this block and its children.
 
-        Once active, the first call builds the symbolic graph and later calls run it
-        (node by node; ``static_alloc``, ``static_shape``, ``inline_limit`` and the bulk
-        sizes are accepted and have no further effect). Subgraph ``backend``\\ s are not
-        available.
+        Once active, the first call builds the symbolic graph and binds it; later calls
+        with the same input shapes run the bound executor (memory is always planned
+        statically per shape, so ``static_alloc`` and ``static_shape`` change nothing;
+        ``inline_limit`` and the bulk sizes are accepted and ignored). Subgraph
+        ``backend``\\ s are not available.
 
         Parameters
         ----------

@@ -34,12 +34,67 @@ def _fits(expected, shape):
     return len(expected) == len(shape) and all(e in (0, s) for e, s in zip(expected, shape))
 
 
+_MAX_PLANS = 64      # input signatures remembered per operator instance
+
+
+def _signature(inputs):
+    """``((shape, dtype), ...)`` of inputs all held in host memory, else None."""
+    signature = []
+    for x in inputs:
+        data = x._data
+        if type(data) is not np.ndarray:
+            return None
+        signature.append((data.shape, data.dtype))
+    return tuple(signature)
+
+
 def invoke(op, inputs, out=None):
     """Run operator instance ``op`` on NDArray ``inputs`` (arguments then aux states).
 
     Outputs are new arrays unless ``out`` (an NDArray or a list of them) is given.
     Returns the visible outputs: one NDArray, or a list when there are several.
+
+    The checks and shape and type inference of a call are done once per input
+    signature (shapes and dtypes) and operator instance; later calls with the same
+    signature allocate the outputs and run the kernel (``_invoke_planned``).
     """
+    signature = None
+    # value-sized outputs (boolean_mask's output_shapes) are worked out on every call
+    if out is None and inputs and not op.stateful and not hasattr(op, 'output_shapes'):
+        signature = _signature(inputs)
+        plans = op.__dict__.get('_invoke_plans')
+        plan = None if plans is None or signature is None else plans.get(signature)
+        if plan is not None:
+            return _invoke_planned(op, inputs, plan)
+    result, out_meta = _invoke_checked(op, inputs, out)
+    if signature is not None:
+        plans = op.__dict__.setdefault('_invoke_plans', {})
+        if len(plans) >= _MAX_PLANS:
+            plans.clear()
+        plans[signature] = (len(op.list_arguments()), op.num_visible_outputs(), out_meta)
+    return result
+
+
+def _invoke_planned(op, inputs, plan):
+    """A call whose signature an earlier call checked: outputs as that call inferred."""
+    n_args, n_visible, out_meta = plan
+    host = [x._data for x in inputs]
+    out_data = [np.empty(shape, dtype=dtype) for shape, dtype in out_meta]
+    ctx = inputs[0].context
+    start = _profiler.clock() if _profiler._imperative_on else None
+    op.forward(autograd.is_training(), ['write'] * len(out_data), host[:n_args], out_data,
+               host[n_args:])
+    if start is not None:
+        _profiler.record_operator(op.name, None, ctx, start, _profiler.clock())
+    results = [NDArray(a, ctx) for a in out_data]
+    if autograd.is_recording():
+        autograd._record_op(op, inputs, results)
+    return results[0] if n_visible == 1 else results[:n_visible]
+
+
+def _invoke_checked(op, inputs, out):
+    """:func:`invoke` with every check and inference done for this call; returns the
+    visible outputs and every output's (shape, dtype)."""
     arg_names = op.list_arguments()
     aux_names = op.list_auxiliary_states()
     n_args = len(arg_names)
@@ -114,14 +169,26 @@ def invoke(op, inputs, out=None):
     if autograd.is_recording():
         autograd._record_op(op, inputs, results)
     visible = results[:n_visible]
-    return visible[0] if n_visible == 1 else visible
+    return (visible[0] if n_visible == 1 else visible), [(a.shape, a.dtype) for a in out_data]
 
 
 def make_function(func_name, op_cls):
     """Build the ``mx.nd.<func_name>`` function for operator class ``op_cls``."""
     param_order = [p.name for p in op_cls.params]
+    # the parameters of a call (positional ones and keywords, with their types; None
+    # where an array goes) -> the operator instance, for calls whose arrays are exactly
+    # the operator's inputs in order
+    resolved = {}
 
     def function(*args, out=None, name=None, **kwargs):
+        try:
+            key = (tuple(None if isinstance(a, NDArray) else (type(a), a) for a in args),
+                   tuple((k, type(v), v) for k, v in kwargs.items()))
+            op = resolved.get(key)
+        except TypeError:       # an unhashable parameter value
+            key = op = None
+        if op is not None:
+            return invoke(op, [a for a in args if isinstance(a, NDArray)], out=out)
         # leading positional arguments fill the array inputs (None: not given, as in
         # MXNet's generated signatures); the rest are parameters in declaration order
         nd_args = []
@@ -167,7 +234,14 @@ def make_function(func_name, op_cls):
         if nd_kwargs:
             raise MXNetError('%s: unknown inputs %s (inputs are %s)'
                              % (func_name, ', '.join(sorted(nd_kwargs)), ', '.join(names)))
-        return invoke(op, inputs, out=out)
+        result = invoke(op, inputs, out=out)
+        if key is not None and len(nd_args) == len(names) \
+                and not any(a is None for a in args) \
+                and not any(isinstance(v, NDArray) for v in kwargs.values()):
+            if len(resolved) > 256:
+                resolved.clear()
+            resolved[key] = op
+        return result
 
     function.__name__ = func_name
     function.__qualname__ = func_name

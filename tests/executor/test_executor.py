@@ -356,3 +356,13 @@ def test_inplace_keeps_values_that_are_still_needed():
     exe = y.simple_bind(mx.cpu(), a=(3,), grad_req='null')
     np.testing.assert_allclose(exe.forward(a=value)[0].asnumpy(),
                                2 * np.exp(value), rtol=1e-6)
+
+
+def test_backward_sums_the_gradients_of_an_output_listed_twice():
+    x = mx.sym.var('x')
+    y = x * 3
+    exe = mx.sym.Group([y, y]).bind(mx.cpu(), args={'x': mx.nd.ones((2,))},
+                                    args_grad={'x': mx.nd.zeros((2,))})
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.array([1, 2]), mx.nd.array([10, 20])])
+    np.testing.assert_allclose(exe.grad_dict['x'].asnumpy(), [33, 66])

@@ -1,0 +1,190 @@
+"""A hybridized block's graph bound once per input signature, as MXNet's CachedOp.
+
+The first call with a given signature (input shapes and dtypes, context, which inputs
+need gradients) binds the Symbol to an :class:`~symmod.executor.Executor` — the same
+plan-once executor ``Module`` runs: schedule, memory plan and operator instances are
+made once; later calls copy the data in, run ``forward`` over the step list and copy
+the outputs out. Parameters and auxiliary states are bound in place (no copies; BatchNorm
+updates its running statistics in them), keyed by their buffers so that replaced
+arrays get a new binding.
+
+Under ``autograd.record()`` the whole graph is one node of the tape: its backward runs
+the executor's backward pass and hands the input gradients to the tape, which adds them
+into the variables' gradients as it does for single operators. The executor stays
+reserved for that node until its backward has run (or the node is dropped); a second
+recorded call before then binds a second executor, so each call keeps its own forward
+state, as MXNet's CachedOp does without ``static_alloc``.
+
+Graphs the executor cannot bind fall back to :class:`GraphRunner` (node by node).
+"""
+import collections
+import weakref
+
+import numpy as np
+
+from .. import autograd
+from ..autograd import tape as _tape
+from ..base import MXNetError
+from ..ndarray import NDArray, zeros
+from .graph_runner import GraphRunner
+
+__all__ = ['BoundGraph']
+
+_MAX_SIGNATURES = 16
+
+
+class _Slot:
+    """One bound executor and whether a recorded call still needs its buffers."""
+    __slots__ = ('exe', 'leased', 'inputs', 'grads', '__weakref__')
+
+    def __init__(self, exe, inputs, grads):
+        self.exe = exe
+        self.leased = False
+        self.inputs = inputs        # the bound array of every graph input (input order)
+        self.grads = grads          # its gradient buffer where a gradient is computed
+
+
+def _release(slot):
+    slot.leased = False
+
+
+class _GraphNode:
+    """A recorded call of a bound graph (an entry of the autograd tape).
+
+    The input gradients it hands the tape are the executor's gradient buffers, which
+    the executor only writes again in a later backward pass of this node: the tape may
+    keep and accumulate into them without a copy (``owns_grads``)."""
+    owns_grads = True
+
+    __slots__ = ('seq', 'name', 'in_entries', 'input_names', 'aux', 'out_meta', 'n_visible',
+                 'cleared', 'slot', 'ctx', 'symbol', '_finalizer', '__weakref__')
+
+    def __init__(self, slot, entries, outputs, ctx, symbol):
+        self.seq = next(_tape._SEQ)
+        self.name = 'node_%d' % next(_tape._NODE_NAMES)
+        self.in_entries = entries
+        self.input_names = [None] * len(entries)
+        self.aux = []
+        self.out_meta = [(y.shape, y.dtype) for y in outputs]
+        self.n_visible = len(outputs)
+        self.cleared = False
+        self.slot = slot
+        self.ctx = ctx
+        self.symbol = symbol
+        self._finalizer = weakref.finalize(self, _release, slot)
+
+    @property
+    def out_data(self):
+        return [np.zeros(shape, dtype=dtype) for shape, dtype in self.out_meta]
+
+    def run_backward(self, req, out_grad):
+        exe = self.slot.exe
+        exe.backward([NDArray(g, self.ctx) for g in out_grad])
+        return [None if g is None or r == 'null' else g._data
+                for g, r in zip(self.slot.grads, req)]
+
+    def clear(self):
+        self.cleared = True
+        self._finalizer()
+
+
+class BoundGraph:
+    """A Symbol run through executors bound per input signature.
+
+    Parameters
+    ----------
+    sym : Symbol
+        The graph; its inputs (``sym.list_inputs()``) are given positionally.
+    shared : iterable of int, optional
+        Positions of inputs whose arrays are bound in place (parameters and auxiliary
+        states); the others are copied into the executor's own buffers on each call.
+    """
+
+    def __init__(self, sym, shared=()):
+        self._symbol = sym
+        self.input_names = sym.list_inputs()
+        aux = set(sym.list_auxiliary_states())
+        self._is_aux = [name in aux for name in self.input_names]
+        # auxiliary states are always bound in place: their updates must reach the caller
+        self._shared = sorted(set(shared) | {i for i, a in enumerate(self._is_aux) if a})
+        self._slots = collections.OrderedDict()     # signature -> [slot]
+        self._fallback = None
+
+    def __call__(self, *inputs):
+        """Run the graph on NDArrays given in the order of ``input_names``.
+
+        Returns
+        -------
+        list of NDArray
+            The graph's outputs (new arrays).
+        """
+        if len(inputs) != len(self.input_names):
+            raise MXNetError('graph expects %d inputs (%s), found %d'
+                             % (len(self.input_names), ', '.join(self.input_names),
+                                len(inputs)))
+        if self._fallback is not None:
+            return self._fallback(*inputs)
+        recording = autograd.is_recording()
+        entries = [_tape._entry(x) for x in inputs] if recording else None
+        if recording and all(e is None for e in entries):
+            recording = False
+        needs = tuple(e is not None for e in entries) if recording else None
+        ctx = inputs[0].context
+        key = (tuple((x.shape, x.dtype) for x in inputs), ctx, needs,
+               tuple(id(inputs[i]._data) for i in self._shared))
+        try:
+            slot = self._acquire(key, inputs, needs, ctx)
+        except MXNetError:
+            if self._slots:
+                raise
+            # a graph the executor cannot bind: run it node by node from now on
+            self._fallback = GraphRunner(self._symbol)
+            return self._fallback(*inputs)
+        for x, bound in zip(inputs, slot.inputs):
+            if x._data is not bound._data:
+                np.copyto(bound._data, x._data)
+        exe = slot.exe
+        exe.forward(is_train=autograd.is_training())
+        outputs = [NDArray(np.array(y._data), ctx) for y in exe.outputs]
+        if recording:
+            node = _GraphNode(slot, entries, outputs, ctx, self._symbol)
+            for i, y in enumerate(outputs):
+                y._ag_entry = (node, i)
+        else:
+            slot.leased = False
+        return outputs
+
+    def _acquire(self, key, inputs, needs, ctx):
+        slots = self._slots.get(key, [])
+        for slot in slots:
+            if not slot.leased:
+                self._slots.move_to_end(key)
+                slot.leased = True
+                return slot
+        slot = self._bind(inputs, needs, ctx)
+        slot.leased = True
+        if key not in self._slots and len(self._slots) >= _MAX_SIGNATURES:
+            self._slots.popitem(last=False)
+        self._slots.setdefault(key, slots).append(slot)
+        return slot
+
+    def _bind(self, inputs, needs, ctx):
+        sym = self._symbol
+        shared = set(self._shared)
+        bound, grads = [], []
+        args, args_grad, reqs, aux = {}, {}, {}, {}
+        for i, (name, x) in enumerate(zip(self.input_names, inputs)):
+            array = x if i in shared else zeros(x.shape, ctx=ctx, dtype=x.dtype)
+            bound.append(array)
+            grad = None
+            if self._is_aux[i]:
+                aux[name] = array
+            else:
+                args[name] = array
+                if needs is not None and needs[i]:
+                    grad = args_grad[name] = zeros(x.shape, ctx=ctx, dtype=x.dtype)
+                reqs[name] = 'null' if grad is None else 'write'
+            grads.append(grad)
+        exe = sym.bind(ctx, args=args, args_grad=args_grad or None, grad_req=reqs,
+                       aux_states=aux)
+        return _Slot(exe, bound, grads)
