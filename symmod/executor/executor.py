@@ -103,7 +103,6 @@ class Executor:
             out_grads = [out_grads]
         elif isinstance(out_grads, dict):
             out_grads = [out_grads[k] for k in self._symbol.list_outputs()]
-        filled = set()      # an output listed twice (Group([h, h])) sums its gradients
         for i, target in enumerate(self._head_grads):
             if target is None:
                 continue
@@ -118,11 +117,7 @@ class Executor:
             if source.shape != target.shape:
                 raise ValueError('head gradient %d has shape %s, output has shape %s'
                                  % (i, source.shape, target.shape))
-            if id(target) in filled:
-                target += source
-            else:
-                np.copyto(target, source, casting='unsafe')
-                filled.add(id(target))
+            np.copyto(target, source, casting='unsafe')
         for grad in self._plan.zero_grad_arrays:    # gradients nothing flows into
             grad[...] = 0
         if _profiler._symbolic_on:

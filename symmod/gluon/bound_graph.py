@@ -35,13 +35,16 @@ _MAX_SIGNATURES = 16
 
 class _Slot:
     """One bound executor and whether a recorded call still needs its buffers."""
-    __slots__ = ('exe', 'leased', 'inputs', 'grads', '__weakref__')
+    __slots__ = ('exe', 'leased', 'inputs', 'grads', 'first', '__weakref__')
 
     def __init__(self, exe, inputs, grads):
         self.exe = exe
         self.leased = False
         self.inputs = inputs        # the bound array of every graph input (input order)
         self.grads = grads          # its gradient buffer where a gradient is computed
+        # for each output, the first output position holding the same entry
+        buffers = [id(y._data) for y in exe.outputs]
+        self.first = [buffers.index(b) for b in buffers]
 
 
 def _release(slot):
@@ -79,7 +82,10 @@ class _GraphNode:
 
     def run_backward(self, req, out_grad):
         exe = self.slot.exe
-        exe.backward([NDArray(g, self.ctx) for g in out_grad])
+        # an entry the graph outputs several times got its summed gradient at its first
+        # position; every position must hold it (the executor keeps the last one given)
+        first = self.slot.first
+        exe.backward([NDArray(out_grad[first[i]], self.ctx) for i in range(len(out_grad))])
         return [None if g is None or r == 'null' else g._data
                 for g, r in zip(self.slot.grads, req)]
 
@@ -145,11 +151,17 @@ class BoundGraph:
                 np.copyto(bound._data, x._data)
         exe = slot.exe
         exe.forward(is_train=autograd.is_training())
-        outputs = [NDArray(np.array(y._data), ctx) for y in exe.outputs]
+        # one array per graph entry: an entry output twice is the same array twice, as
+        # node-by-node execution gives (so the tape sums the gradients it receives)
+        first = slot.first
+        copies = [NDArray(np.array(y._data), ctx) if first[i] == i else None
+                  for i, y in enumerate(exe.outputs)]
+        outputs = [copies[i] for i in first]
         if recording:
             node = _GraphNode(slot, entries, outputs, ctx, self._symbol)
-            for i, y in enumerate(outputs):
-                y._ag_entry = (node, i)
+            for i, y in enumerate(copies):
+                if y is not None:
+                    y._ag_entry = (node, i)
         else:
             slot.leased = False
         return outputs

@@ -144,3 +144,21 @@ def test_a_graph_the_executor_cannot_bind_runs_node_by_node(monkeypatch):
     assert net._cached_op._fallback is not None
     with pytest.raises(MXNetError, match='expects'):
         net._cached_op(x)
+
+
+def test_an_entry_output_twice_gets_the_sum_of_its_gradients():
+    class Twice(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            y = F.relu(x) * 3
+            return y, y
+
+    block = Twice()
+    block.hybridize()
+    x = mx.nd.array([[1.0, -2.0, 3.0]])
+    x.attach_grad()
+    with mx.autograd.record():
+        a, b = block(x)
+        loss = (a * 2).sum() + (b * 5).sum()
+    loss.backward()
+    assert a is b
+    np.testing.assert_allclose(x.grad.asnumpy(), [[21, 0, 21]])
