@@ -24,4 +24,16 @@ from .graph_symbol import get_symbol
 
 __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training',
            'set_recording', 'set_training', 'mark_variables', 'backward', 'grad', 'Function',
-           'get_symbol']
+           'get_symbol', 'NDArray', 'Symbol']
+
+
+def __getattr__(name):
+    # MXNet's autograd module exports the array and symbol classes it uses (scripts do
+    # ``from mxnet.autograd import *``); imported lazily, the packages import this one
+    if name == 'NDArray':
+        from ..ndarray.ndarray import NDArray
+        return NDArray
+    if name == 'Symbol':
+        from ..symbol.symbol import Symbol
+        return Symbol
+    raise AttributeError('module %r has no attribute %r' % (__name__, name))

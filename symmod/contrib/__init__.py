@@ -2,7 +2,8 @@
 
 ``mx.contrib.symbol`` / ``mx.contrib.ndarray`` (also ``sym`` / ``nd``) are the same modules
 as ``mx.sym.contrib`` / ``mx.nd.contrib``: the operators registered as ``_contrib_<name>``.
-``mx.contrib.autograd`` is MXNet's first, section-based autograd API.
+``mx.contrib.autograd`` is MXNet's first, section-based autograd API; ``mx.contrib.amp``
+automatic mixed precision.
 ``mx.contrib.onnx`` is MXNet's ONNX import API (:mod:`symmod.onnx`).
 """
 import sys as _sys
@@ -18,3 +19,4 @@ _sys.modules[__name__ + '.symbol'] = symbol
 
 from . import autograd  # noqa: E402
 from . import onnx  # noqa: E402
+from . import amp  # noqa: E402

@@ -101,9 +101,16 @@ def simple_bind(symbol, ctx, grad_req, type_dict, stype_dict, group2ctx, shared_
         declared = {n.name for n in symbol._nodes()
                     if n.op is None and variable_dtype_attr(n) is not None}
         type_dict = {k: np.float32 for k in symbol.list_arguments() if k not in declared}
-    arg_types, _, aux_types = symbol.infer_type(**{k: v for k, v in type_dict.items()
-                                                  if k in symbol.list_inputs()})
-    if arg_types is None:
+    given = {k: v for k, v in type_dict.items() if k in symbol.list_inputs()}
+    arg_types, _, aux_types = symbol.infer_type_partial(**given)
+    if any(t is None for t in arg_types):
+        # arguments inference leaves open (e.g. behind an amp_cast) default to float32
+        declared = {n.name for n in symbol._nodes()
+                    if n.op is None and variable_dtype_attr(n) is not None}
+        given.update({k: np.float32 for k, t in zip(symbol.list_arguments(), arg_types)
+                      if t is None and k not in declared})
+        arg_types, _, aux_types = symbol.infer_type_partial(**given)
+    if any(t is None for t in list(arg_types) + list(aux_types)):
         raise MXNetError('simple_bind: cannot infer every dtype from %s' % type_dict)
     arg_names = symbol.list_arguments()
     reqs = _grad_reqs(grad_req, arg_names)

@@ -272,6 +272,9 @@ class Trainer:
         self._update(ignore_stale_grad)
 
     def _update(self, ignore_stale_grad=False):
+        loss_scaler = getattr(self, '_amp_loss_scaler', None)   # set by amp.init_trainer
+        if loss_scaler is not None and loss_scaler.has_overflow(self._params):
+            return      # an overflowing float16 gradient: skip this step (AMP)
         on_kvstore = bool(self._kvstore and self._update_on_kvstore)
         updates = [[] for _ in self._updaters]
         for i, param in enumerate(self._params):

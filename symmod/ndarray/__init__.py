@@ -10,6 +10,7 @@ from . import register as _register
 
 _internal = types.ModuleType(__name__ + '._internal', 'Internal operators (names starting with _).')
 sys.modules[_internal.__name__] = _internal
+from ..ops import fused_updates as _fused_updates  # noqa: E402,F401  (needs ndarray.ndarray)
 _register.populate(globals(), _internal.__dict__)
 _ops.fluent.attach(NDArray, _register._OPS)   # x.abs(), x.topk(), ... from the registry
 op = sys.modules[__name__]
@@ -21,3 +22,4 @@ from .binary import *  # noqa: E402,F401,F403  (add, subtract, ..., logical_xor)
 from .functions import *  # noqa: E402,F401,F403  (eye, linspace, histogram, split_v2)
 from .dlpack import to_dlpack_for_read, to_dlpack_for_write, from_dlpack  # noqa: E402,F401
 from .cached_op import CachedOp  # noqa: E402,F401
+from .indexing import *  # noqa: E402,F401,F403  (MXNet's indexing helpers)

@@ -1,12 +1,13 @@
-"""``mx.nd`` functions written over operators: eye, linspace, histogram and split_v2."""
+"""``mx.nd`` functions written over operators: eye, linspace, histogram, split_v2, and the
+legacy reset_arrays and imdecode."""
 import warnings
 
 import numpy as np
 
-from ..base import integer_types
+from ..base import MXNetError, integer_types
 from .ndarray import NDArray, array, mx_real_t, _op
 
-__all__ = ['eye', 'linspace', 'histogram', 'split_v2']
+__all__ = ['eye', 'linspace', 'histogram', 'split_v2', 'reset_arrays', 'imdecode']
 
 
 def _on(result, ctx):
@@ -84,3 +85,43 @@ def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
     else:
         raise ValueError('indices_or_sections must either int or tuple of ints')
     return _op('_split_v2')(ary, indices=tuple(indices), axis=axis, squeeze_axis=squeeze_axis)
+
+
+def reset_arrays(*data, num_arrays=None, **kwargs):
+    """Set every array of ``data`` to zero, in place; returns an empty list (the operator
+    has no outputs)."""
+    if num_arrays is not None and num_arrays != len(data):
+        raise MXNetError('reset_arrays: num_arrays=%d but %d arrays given'
+                         % (num_arrays, len(data)))
+    for array in data:
+        array[:] = 0
+    return []
+
+
+def imdecode(str_img, clip_rect=(0, 0, 0, 0), out=None, index=0, channels=3, mean=None):
+    """Deprecated (use ``mx.img.imdecode``): decode an image to a (channels, height, width)
+    float32 array in the decoder's BGR order, optionally clipped to
+    ``clip_rect = (x0, y0, x1, y1)`` and minus ``mean`` (an array of the output's shape);
+    with a 4-D ``out`` the image is written into ``out[index]``."""
+    from ..image import imdecode as _decode
+    image = _decode(str_img, flag=0 if channels == 1 else 1, to_rgb=False).asnumpy()
+    image = image.reshape(image.shape[:2] + (-1,))[:, :, :channels]
+    x0, y0, x1, y1 = clip_rect
+    if y1 - y0 == 0:
+        x0, y0, y1, x1 = 0, 0, image.shape[0], image.shape[1]
+    if x1 > image.shape[1] or y1 > image.shape[0]:
+        raise MXNetError('imdecode: clip_rect %s exceeds the image of %dx%d'
+                         % (tuple(clip_rect), image.shape[1], image.shape[0]))
+    chw = np.transpose(image[y0:y1, x0:x1], (2, 0, 1)).astype(np.float32)
+    if mean is not None:
+        if tuple(mean.shape) != chw.shape:
+            raise MXNetError('imdecode: mean has shape %s, expected %s'
+                             % (tuple(mean.shape), chw.shape))
+        chw = chw - mean.asnumpy()
+    if out is None:
+        return array(chw)
+    if out.ndim == 4:
+        out[index] = chw
+    else:
+        out[:] = chw
+    return out

@@ -329,8 +329,9 @@ class NDArray:
         """Basic indexing (ints and slices) as the ``slice`` operator, for autograd."""
         key = key if isinstance(key, tuple) else (key,)
         if len(key) > self.ndim or not all(isinstance(k, (int, np.integer, slice)) for k in key):
-            raise MXNetError('only basic indexing (integers and slices) is recorded by autograd, '
-                             'found %r' % (key,))
+            # None, Ellipsis, arrays: a gather whose gradient scatters back
+            from .indexing import IndexGather
+            return IndexGather(key)(self)
         begin, end, step, shape = [], [], [], []
         for axis, k in enumerate(key):
             if isinstance(k, slice):
@@ -730,6 +731,12 @@ def from_numpy(ndarray, zero_copy=True):
         return array(ndarray, dtype=ndarray.dtype)
     if not ndarray.flags.c_contiguous:
         raise ValueError('Only c-contiguous arrays are supported for zero-copy')
+    if not ndarray.flags.writeable:
+        try:        # taken over before (we made it read-only): it owns its memory
+            ndarray.flags.writeable = True
+        except ValueError:
+            raise ValueError('from_numpy(zero_copy=True) needs a writable array (its memory '
+                             'becomes the NDArray\'s)') from None
     shared = ndarray.view()
     ndarray.flags.writeable = False
     return NDArray(shared, current_context())

@@ -47,3 +47,5 @@ from . import fluent
 from . import random_draw
 from . import random_pdf
 from . import amp
+from . import im2col
+from . import storage

@@ -24,7 +24,8 @@ __all__ = ['sgd_update', 'sgd_mom_update', 'mp_sgd_update', 'mp_sgd_mom_update',
            'multi_mp_sgd_mom_update', 'preloaded_multi_sgd_update',
            'preloaded_multi_sgd_mom_update', 'preloaded_multi_mp_sgd_update',
            'preloaded_multi_mp_sgd_mom_update', 'multi_sum_sq', 'multi_lars',
-           'lamb_update_phase1', 'lamb_update_phase2', 'adamw_update', 'mp_adamw_update']
+           'lamb_update_phase1', 'lamb_update_phase2', 'mp_lamb_update_phase1',
+           'mp_lamb_update_phase2', 'adamw_update', 'mp_adamw_update']
 
 
 def _check(op, weight, *others):
@@ -346,6 +347,31 @@ def lamb_update_phase2(weight, g, r1, r2, lr, lower_bound=-1, upper_bound=-1, ou
     step = float(trust_lrs([lr], sums, lower_bound, upper_bound)[0])
     out = _target(weight, out)
     _run('sgd', [out, g], (step, 0.0), (1.0, -1.0, False), _dtype(weight))
+    return out
+
+
+def mp_lamb_update_phase1(weight, grad, mean, var, weight32, beta1=0.9, beta2=0.999,
+                          epsilon=1e-6, t=1, bias_correction=True, wd=0, rescale_grad=1,
+                          clip_gradient=-1, out=None, name=None):
+    """Mixed-precision LAMB step 1: the moments and the float32 direction ``g`` are
+    computed from the float32 master weights ``weight32``."""
+    _check('mp_lamb_update_phase1', weight, grad, mean, var, weight32)
+    return lamb_update_phase1(weight32, grad.astype(numpy.float32), mean, var, beta1=beta1,
+                              beta2=beta2, epsilon=epsilon, t=t,
+                              bias_correction=bias_correction, wd=wd,
+                              rescale_grad=rescale_grad, clip_gradient=clip_gradient, out=out)
+
+
+def mp_lamb_update_phase2(weight, g, r1, r2, weight32, lr, lower_bound=-1, upper_bound=-1,
+                          out=None, name=None):
+    """Mixed-precision LAMB step 2: the step applied to the float32 master weights
+    ``weight32``, returned in ``weight``'s dtype (written into ``out``). As in MXNet 1.9.1,
+    ``weight32`` itself is left unchanged."""
+    _check('mp_lamb_update_phase2', weight, g, weight32)
+    master = lamb_update_phase2(weight32, g, r1, r2, lr, lower_bound=lower_bound,
+                                upper_bound=upper_bound)
+    out = _target(weight, out)
+    out[:] = master.astype(weight.dtype)
     return out
 
 

@@ -13,7 +13,7 @@ from ..base import integer_types
 from .symbol import Symbol, _FUNCS
 
 __all__ = ['pow', 'power', 'maximum', 'minimum', 'hypot', 'eye', 'linspace', 'histogram',
-           'split_v2']
+           'split_v2', 'reset_arrays']
 
 
 def _binary(name, left, right, array_op, scalar_op, reverse_op, numbers_fn):
@@ -90,3 +90,11 @@ def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
         raise ValueError('indices_or_sections must either int or tuple of ints')
     return _FUNCS['_split_v2'](ary, indices=indices, axis=axis, squeeze_axis=squeeze_axis,
                                sections=sections)
+
+
+def reset_arrays(*data, **kwargs):
+    """Zeroing arrays in place has no symbolic form (MXNet 1.9.1's symbol has no outputs
+    and crashes); use ``mx.nd.reset_arrays``."""
+    from ..base import MXNetError
+    raise MXNetError('reset_arrays zeroes NDArrays in place and has no symbolic form; use '
+                     'mx.nd.reset_arrays')

@@ -341,14 +341,31 @@ class Symbol:
 
     # ---- serialization ------------------------------------------------------------------
     def tojson(self, remove_amp_cast=True):
-        """The symbol as MXNet 1.x JSON text (what ``prefix-symbol.json`` holds)."""
+        """The symbol as MXNet 1.x JSON text (what ``prefix-symbol.json`` holds); the AMP
+        cast nodes are left out unless ``remove_amp_cast`` is False."""
         from ..formats import symbol_json
-        return symbol_json.dumps(self)
+        return symbol_json.dumps(self._without_amp_casts() if remove_amp_cast else self)
 
     def save(self, fname, remove_amp_cast=True):
         """Write :meth:`tojson` to ``fname`` (atomically)."""
         from ..formats import symbol_json
-        symbol_json.save(self, fname)
+        symbol_json.save(self._without_amp_casts() if remove_amp_cast else self, fname)
+
+    def _without_amp_casts(self):
+        """A copy reading around amp_cast / amp_multicast nodes (self if there are none)."""
+        if not any(n.op in ('amp_cast', 'amp_multicast') for n in self._nodes()):
+            return self
+        copy = self.__copy__()
+
+        def source(entry):
+            node, index = entry
+            while node.op in ('amp_cast', 'amp_multicast'):
+                node, index = node.inputs[index if node.op == 'amp_multicast' else 0]
+            return node, index
+
+        for node in copy._nodes():
+            node.inputs = [source(e) for e in node.inputs]
+        return Symbol([source(e) for e in copy._outputs])
 
     def debug_str(self):
         """A readable listing of the graph's nodes and their inputs."""

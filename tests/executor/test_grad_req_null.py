@@ -142,6 +142,10 @@ SAMPLES = {
                               [(1, 1, 3, 3), np.array([[0., 0., 0., 2., 2.]])]),
     'amp_multicast': ({'num_outputs': 2}, [(2, 3), (2, 3)]),
     'multi_all_finite': ({'num_arrays': 2}, [(2, 3), (2, 3)]),
+    '_random_pdf_uniform': ({}, [(2, 3), np.full((2, 3), 0.2), np.full((2, 3), 2.0)]),
+    'cast_storage': ({'stype': 'default'}, [(2, 3)]),
+    'im2col': ({'kernel': (2, 2)}, [(1, 2, 3, 3)]),
+    'col2im': ({'output_size': (3, 3), 'kernel': (2, 2)}, [(1, 8, 4)]),
 }
 # operators without array arguments have no gradient to test
 NO_ARGUMENTS = {'_arange', '_eye', '_full', '_ones', '_zeros', '_zeros_without_dtype',
@@ -270,3 +274,31 @@ def test_module_with_label_broadcast_in_loss():
     # weights 0.5, bias 0 (Constant initialises weights only)
     expected = (2 * (x @ np.full((2, 3), 0.5) - y)).T @ x
     np.testing.assert_allclose(grad, expected, rtol=1e-6)
+
+
+def _update_samples():
+    """The fused optimizer updates are not differentiable: forward-only bindings."""
+    from symmod.ops.fused_updates import UPDATES
+    f32 = lambda *shape: np.full(shape, 0.5, np.float32)      # noqa: E731
+    for name, layout in UPDATES.items():
+        NEVER_GRAD[name] = None
+        if layout[0] == 'multi':
+            _, per_weight, trailing = layout
+            params = {'num_weights': 1}
+            if not trailing:
+                params.update(lrs=(0.1,), wds=(0.0,))
+            SAMPLES[name] = (params, [f32(2, 3)] * per_weight + [f32(1)] * trailing)
+            continue
+        arguments, _ = layout
+        params = {'lr': 0.1}
+        if 'lamb_update_phase1' in name or name == 'ftml_update':
+            params = {'t': 1} if 'lamb' in name else {'lr': 0.1, 't': 1}
+        SAMPLES[name] = (params, [f32(1) if a in ('r1', 'r2') else f32(2, 3)
+                                  for a in arguments])
+    for name, sample in (('multi_sum_sq', ({'num_arrays': 2}, [f32(2, 3), f32(3)])),
+                         ('multi_lars', ({'eta': 1.0, 'eps': 1e-8}, [f32(2)] * 4))):
+        NEVER_GRAD[name] = None
+        SAMPLES[name] = sample
+
+
+_update_samples()

@@ -178,3 +178,46 @@ def test_basic_indexing_contiguity_matches_numpy():
                 (slice(1, 2), slice(1, 2), slice(None, None, -1)),
                 (slice(None), slice(None), slice(0, 0))]:
         assert is_contiguous(key, x.shape) == x[key].flags.c_contiguous, key
+
+
+def test_reset_arrays_and_legacy_imdecode(tmp_path):
+    a, b = mx.nd.ones((2,)), mx.nd.ones((3, 2))
+    assert mx.nd.reset_arrays(a, b, num_arrays=2) == []
+    assert not a.asnumpy().any() and not b.asnumpy().any()
+    with pytest.raises(mx.MXNetError, match='no symbolic form'):
+        mx.sym.reset_arrays(mx.sym.var('a'), num_arrays=1)
+    image = (np.arange(4 * 5 * 3) % 251).astype(np.uint8).reshape(4, 5, 3)
+    png = mx.image.imencode(mx.nd.array(image, dtype='uint8'), '.png') \
+        if hasattr(mx.image, 'imencode') else None
+    if png is None:
+        from PIL import Image
+        import io
+        buf = io.BytesIO()
+        Image.fromarray(image).save(buf, format='PNG')
+        png = buf.getvalue()
+    decoded = mx.nd.imdecode(png)
+    assert decoded.shape == (3, 4, 5) and decoded.dtype == np.float32
+    np.testing.assert_array_equal(decoded.asnumpy(), image[:, :, ::-1].transpose(2, 0, 1))
+    clipped = mx.nd.imdecode(png, clip_rect=(1, 1, 4, 3), mean=mx.nd.ones((3, 2, 3)))
+    np.testing.assert_array_equal(clipped.asnumpy(),
+                                  image[1:3, 1:4, ::-1].transpose(2, 0, 1) - 1.0)
+    out = mx.nd.zeros((2, 3, 4, 5))
+    mx.nd.imdecode(png, out=out, index=1)
+    assert not out.asnumpy()[0].any() and (out.asnumpy()[1] == decoded.asnumpy()).all()
+
+
+def test_indexing_helpers_and_recorded_advanced_indexing():
+    assert mx.nd.get_indexing_dispatch_code((1, slice(None), None)) == 0
+    assert mx.nd.get_indexing_dispatch_code((np.array([1]),)) == 1
+    key, _ = mx.nd.indexing_key_expand_implicit_axes((0, Ellipsis, None), (3, 4, 5))
+    assert key == (0, slice(None), slice(None), None)
+    assert mx.nd.get_oshape_of_gather_nd_op((5, 6, 7), (2, 3)) == (3, 7)
+    x = mx.nd.array(np.arange(24.0).reshape(2, 3, 4))
+    x.attach_grad()
+    key = (slice(None), [2, 0, 2], None, 1)
+    with mx.autograd.record():
+        y = x[key]
+    y.backward()
+    expected = np.zeros((2, 3, 4))
+    np.add.at(expected, key, 1)
+    np.testing.assert_array_equal(x.grad.asnumpy(), expected)

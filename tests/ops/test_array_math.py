@@ -1,5 +1,6 @@
 """diag, moments, cumsum, histogram, ravel_multi_index, unravel_index, fill_element_0index,
-softmin, _slice_assign(_scalar), _split_v2 and _linspace: against MXNet 1.9.1's numbers
+softmin, _slice_assign(_scalar), _split_v2, _linspace, im2col/col2im, the AMP casts and
+finiteness checks, cast_storage: against MXNet 1.9.1's numbers
 (tests/data/gen/gen_ops_array_math_reference.py), numpy and float64 finite differences."""
 import numpy as np
 import pytest
@@ -11,11 +12,14 @@ from recorded_cases import case_meta, case_names, replay
 
 TESTED_OPS = {'diag', 'moments', '_np_cumsum', '_histogram', '_ravel_multi_index',
               '_unravel_index', 'fill_element_0index', 'softmin', '_slice_assign',
-              '_slice_assign_scalar', '_split_v2', '_linspace'}
+              '_slice_assign_scalar', '_split_v2', '_linspace', 'im2col', 'col2im', 'amp_cast',
+              'amp_multicast', 'all_finite', 'multi_all_finite', 'cast_storage'}
 REFERENCE = 'ops_array_math_reference.npz'
 RECORDED = {'diag', 'moments', 'cumsum', 'softmin', '_internal._histogram',
             'ravel_multi_index', 'unravel_index', '_internal._slice_assign',
-            '_internal._slice_assign_scalar', '_internal._split_v2', '_internal._linspace'}
+            '_internal._slice_assign_scalar', '_internal._split_v2', '_internal._linspace',
+            'im2col', 'col2im', 'amp_cast', 'amp_multicast', 'all_finite', 'multi_all_finite',
+            'cast_storage'}
 RNG = np.random.RandomState(11)
 
 
@@ -143,3 +147,43 @@ def test_linspace_and_eye_functions():
     np.testing.assert_array_equal(mx.sym.linspace(1, 2, 3).eval()[0].asnumpy(), [1, 1.5, 2])
     with pytest.raises(mx.MXNetError, match='non-negative'):
         mx.nd.linspace(0, 1, -1)
+
+
+def test_im2col_col2im_are_adjoint_and_differentiable():
+    params = {'kernel': (2, 3), 'stride': (2, 1), 'dilate': (1, 2), 'pad': (1, 0)}
+    image = RNG.randn(2, 3, 5, 7)
+    cols = mx.nd.im2col(mx.nd.array(image, dtype='float64'), **params).asnumpy()
+    other = RNG.randn(*cols.shape)
+    back = mx.nd.col2im(mx.nd.array(other, dtype='float64'), output_size=(5, 7),
+                        **params).asnumpy()
+    # <im2col(x), y> == <x, col2im(y)>: each is the other's transpose
+    np.testing.assert_allclose((cols * other).sum(), (image * back).sum(), rtol=1e-10)
+    _gradient(mx.sym.im2col(mx.sym.var('data'), **params), [image])
+    _gradient(mx.sym.col2im(mx.sym.var('data'), output_size=(5, 7), **params), [other])
+    with pytest.raises(mx.MXNetError, match='does not fit'):
+        mx.nd.im2col(mx.nd.ones((1, 1, 2, 2)), kernel=(3, 3))
+
+
+def test_amp_casts_leave_other_dtypes_and_cast_gradients_back():
+    ints = mx.nd.array([1, 2], dtype='int32')
+    assert mx.nd.amp_cast(ints, dtype='float16').dtype == np.int32
+    outs = mx.nd.amp_multicast(mx.nd.ones((2,), dtype='float16'), ints, num_outputs=2)
+    assert [o.dtype for o in outs] == [np.float16, np.int32]
+    x = mx.nd.array([1.5, -2.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.amp_cast(x, dtype='float16')
+    y.backward(mx.nd.array([2, 3], dtype='float16'))
+    assert x.grad.dtype == np.float32 and x.grad.asnumpy().tolist() == [2, 3]
+
+
+def test_finiteness_checks_and_init_output():
+    out = mx.nd.zeros((1,))
+    mx.nd.multi_all_finite(mx.nd.ones((2,)), mx.nd.ones((3,)), num_arrays=2, out=out)
+    assert out.asscalar() == 1
+    mx.nd.all_finite(mx.nd.array([np.nan]), out=out)
+    assert out.asscalar() == 0
+    mx.nd.all_finite(mx.nd.ones((2,)), init_output=False, out=out)    # keeps the 0
+    assert out.asscalar() == 0
+    with pytest.raises(mx.MXNetError, match='sparse storage'):
+        mx.nd.cast_storage(mx.nd.ones((2,)), stype='csr')

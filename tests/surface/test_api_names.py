@@ -13,21 +13,6 @@ from symmod.ops import fluent
 NAMES = json.loads((pathlib.Path(__file__).resolve().parents[1] / 'data' /
                     'mxnet_api_names.json').read_text())
 
-# names not provided yet (see /work/notes/i13a-surface.md): the fused optimizer updates as
-# symbol operators, the AMP casts, im2col/col2im and a few MXNet-internal helpers
-_UPDATES = {'adam_update', 'ftml_update', 'ftrl_update', 'lamb_update_phase1',
-            'lamb_update_phase2', 'mp_lamb_update_phase1', 'mp_lamb_update_phase2',
-            'mp_nag_mom_update', 'mp_sgd_mom_update', 'mp_sgd_update', 'multi_lars',
-            'multi_mp_sgd_mom_update', 'multi_mp_sgd_update', 'multi_sgd_mom_update',
-            'multi_sgd_update', 'multi_sum_sq', 'nag_mom_update',
-            'preloaded_multi_mp_sgd_mom_update', 'preloaded_multi_mp_sgd_update',
-            'preloaded_multi_sgd_mom_update', 'preloaded_multi_sgd_update', 'rmsprop_update',
-            'rmspropalex_update', 'sgd_mom_update', 'sgd_update', 'signsgd_update',
-            'signum_update'}
-_OTHERS = {'cast_storage', 'col2im', 'im2col', 'reset_arrays', 'get_indexing_dispatch_code',
-           'get_oshape_of_gather_nd_op', 'indexing_key_expand_implicit_axes', 'imdecode'}
-PENDING = {'ndarray': _OTHERS | {'mp_lamb_update_phase1', 'mp_lamb_update_phase2'},
-           'symbol': _OTHERS | _UPDATES}
 NAMESPACES = {'ndarray': 'nd', 'symbol': 'sym', 'ndarray.random': 'nd.random',
               'symbol.random': 'sym.random', 'ndarray.linalg': 'nd.linalg',
               'symbol.linalg': 'sym.linalg'}
@@ -44,7 +29,7 @@ def _resolve(path):
 def test_every_public_name_exists(key):
     namespace = _resolve(NAMESPACES[key])
     missing = sorted(n for n in NAMES[key]
-                     if not hasattr(namespace, n) and n not in PENDING.get(key, ()))
+                     if not hasattr(namespace, n))
     assert not missing, 'mx.%s lacks %s' % (NAMESPACES[key], ', '.join(missing))
 
 
@@ -67,11 +52,3 @@ def test_fluent_methods_are_the_registry_functions():
     node = s.expm1()
     assert node.tojson() == mx.sym.expm1(s, name=node.name).tojson()
 
-
-def test_pending_names_are_really_missing():
-    """Shrink PENDING as names arrive."""
-    for key, names in PENDING.items():
-        namespace = _resolve(NAMESPACES[key])
-        present = sorted(n for n in names if n in NAMES[key] and hasattr(namespace, n))
-        assert not present, 'mx.%s has %s now: drop them from PENDING' % (NAMESPACES[key],
-                                                                          ', '.join(present))

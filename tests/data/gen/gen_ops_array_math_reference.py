@@ -1,10 +1,14 @@
 """Record MXNet 1.9.1's results for diag, moments, cumsum, histogram, ravel_multi_index,
-unravel_index, softmin, _slice_assign(_scalar), _split_v2, _linspace and the
-random_pdf_* densities (tests/ops/test_array_math.py, tests/ops/test_random_ops.py).
+unravel_index, softmin, _slice_assign(_scalar), _split_v2, _linspace, im2col, col2im, the
+AMP casts and finiteness checks, and the random_pdf_* densities (tests/ops/test_array_math.py,
+tests/ops/test_random_ops.py).
 
 Run with the real MXNet (not part of the test suite):
 
-    /work/mxnet-venv/bin/python tests/data/gen/gen_ops_array_math_reference.py
+    MXNET_MKLDNN_ENABLED=0 /work/mxnet-venv/bin/python \
+        tests/data/gen/gen_ops_array_math_reference.py
+
+(MKLDNN refuses the float16 arrays of the AMP cases.)
 
 Writes tests/data/ops_array_math_reference.npz (layout: see symbolic_cases.py).
 """
@@ -57,6 +61,23 @@ def build_cases():
          backward=False)
     case('linspace_open', '_internal._linspace',
          {'start': 0.0, 'stop': 1.0, 'num': 4, 'endpoint': False}, {}, backward=False)
+    image = randn(2, 3, 5, 6)
+    case('im2col', 'im2col', {'kernel': (2, 3), 'stride': (1, 2), 'pad': (1, 1)},
+         {'data': image})
+    case('im2col_dilate', 'im2col', {'kernel': (2, 2), 'dilate': (2, 1)}, {'data': image})
+    case('col2im', 'col2im', {'output_size': (5, 6), 'kernel': (2, 3), 'stride': (1, 2),
+                              'pad': (1, 1)}, {'data': randn(2, 18, 18)})
+    case('amp_cast', 'amp_cast', {'dtype': 'float16'}, {'data': randn(3, 4)})
+    case('amp_multicast', 'amp_multicast', {'num_outputs': 2},
+         {'data_0': randn(3).astype(np.float16), 'data_1': randn(3)})
+    case('amp_multicast_narrow', 'amp_multicast', {'num_outputs': 2, 'cast_narrow': True},
+         {'data_0': randn(3).astype(np.float16), 'data_1': randn(3)})
+    bad = randn(2, 3)
+    bad[1, 2] = np.inf
+    case('all_finite', 'all_finite', {}, {'data': bad}, backward=False)
+    case('multi_all_finite', 'multi_all_finite', {'num_arrays': 2},
+         {'array_0': randn(2), 'array_1': randn(3)}, backward=False)
+    case('cast_storage', 'cast_storage', {'stype': 'default'}, {'data': randn(2, 3)})
     pdf_cases()
 
 
