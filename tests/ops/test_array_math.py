@@ -12,8 +12,8 @@ from recorded_cases import case_meta, case_names, replay
 
 TESTED_OPS = {'diag', 'moments', '_np_cumsum', '_histogram', '_ravel_multi_index',
               '_unravel_index', 'fill_element_0index', 'softmin', '_slice_assign',
-              '_slice_assign_scalar', '_split_v2', '_linspace', 'im2col', 'col2im', 'amp_cast',
-              'amp_multicast', 'all_finite', 'multi_all_finite', 'cast_storage'}
+              '_slice_assign_scalar', '_split_v2', '_linspace', 'im2col', 'col2im',
+              'cast_storage'}
 REFERENCE = 'ops_array_math_reference.npz'
 RECORDED = {'diag', 'moments', 'cumsum', 'softmin', '_internal._histogram',
             'ravel_multi_index', 'unravel_index', '_internal._slice_assign',
@@ -164,26 +164,9 @@ def test_im2col_col2im_are_adjoint_and_differentiable():
         mx.nd.im2col(mx.nd.ones((1, 1, 2, 2)), kernel=(3, 3))
 
 
-def test_amp_casts_leave_other_dtypes_and_cast_gradients_back():
-    ints = mx.nd.array([1, 2], dtype='int32')
-    assert mx.nd.amp_cast(ints, dtype='float16').dtype == np.int32
-    outs = mx.nd.amp_multicast(mx.nd.ones((2,), dtype='float16'), ints, num_outputs=2)
-    assert [o.dtype for o in outs] == [np.float16, np.int32]
-    x = mx.nd.array([1.5, -2.0])
-    x.attach_grad()
-    with mx.autograd.record():
-        y = mx.nd.amp_cast(x, dtype='float16')
-    y.backward(mx.nd.array([2, 3], dtype='float16'))
-    assert x.grad.dtype == np.float32 and x.grad.asnumpy().tolist() == [2, 3]
-
-
-def test_finiteness_checks_and_init_output():
-    out = mx.nd.zeros((1,))
-    mx.nd.multi_all_finite(mx.nd.ones((2,)), mx.nd.ones((3,)), num_arrays=2, out=out)
-    assert out.asscalar() == 1
-    mx.nd.all_finite(mx.nd.array([np.nan]), out=out)
-    assert out.asscalar() == 0
-    mx.nd.all_finite(mx.nd.ones((2,)), init_output=False, out=out)    # keeps the 0
-    assert out.asscalar() == 0
+def test_cast_storage_copies_dense_and_refuses_sparse():
+    x = mx.nd.array([1.0, 2.0])
+    y = mx.nd.cast_storage(x, stype='default')
+    assert y is not x and y.asnumpy().tolist() == [1, 2]
     with pytest.raises(mx.MXNetError, match='sparse storage'):
         mx.nd.cast_storage(mx.nd.ones((2,)), stype='csr')
