@@ -11,6 +11,9 @@ import os as _os
 # Must be set before the OpenMP runtime loads; a user's own setting wins.
 _os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
 
+from ._logging import quiet_numba as _quiet_numba
+_quiet_numba()         # before any kernel compiles
+
 from .base import MXNetError
 from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import base

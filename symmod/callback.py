@@ -12,6 +12,8 @@ import time
 
 from .progress import EpochProgress
 
+_LOGGER = logging.getLogger(__name__)
+
 __all__ = ['module_checkpoint', 'do_checkpoint', 'log_train_metric', 'Speedometer',
            'ProgressBar', 'LogValidationMetricsCallback', 'EpochProgress']
 
@@ -94,7 +96,7 @@ def log_train_metric(period, auto_reset=False):
     def _callback(param):
         if param.nbatch % period == 0 and param.eval_metric is not None:
             for name, value in param.eval_metric.get_name_value():
-                logging.info('Iter[%d] Batch[%d] Train-%s=%f', param.epoch, param.nbatch,
+                _LOGGER.info('Iter[%d] Batch[%d] Train-%s=%f', param.epoch, param.nbatch,
                              name, value)
             if auto_reset:
                 param.eval_metric.reset_local()
@@ -158,9 +160,9 @@ class Speedometer:
             if self.auto_reset:
                 param.eval_metric.reset_local()
             msg = 'Epoch[%d] Batch [%d-%d]\tSpeed: %.2f samples/sec' + '\t%s=%f' * len(name_value)
-            logging.info(msg, param.epoch, first, count, speed, *sum(name_value, ()))
+            _LOGGER.info(msg, param.epoch, first, count, speed, *sum(name_value, ()))
         else:
-            logging.info('Iter[%d] Batch [%d]\tSpeed: %.2f samples/sec',
+            _LOGGER.info('Iter[%d] Batch [%d]\tSpeed: %.2f samples/sec',
                          param.epoch, count, speed)
         self.tic = time.time()
 
@@ -192,7 +194,7 @@ class ProgressBar:
         filled_len = int(round(self.bar_len * count / float(self.total)))
         percents = math.ceil(100.0 * count / float(self.total))
         prog_bar = '=' * filled_len + '-' * (self.bar_len - filled_len)
-        logging.info('[%s] %s%s\r', prog_bar, percents, '%')
+        _LOGGER.info('[%s] %s%s\r', prog_bar, percents, '%')
 
 
 class LogValidationMetricsCallback:
@@ -202,4 +204,4 @@ class LogValidationMetricsCallback:
         if not param.eval_metric:
             return
         for name, value in param.eval_metric.get_name_value():
-            logging.info('Epoch[%d] Validation-%s=%f', param.epoch, name, value)
+            _LOGGER.info('Epoch[%d] Validation-%s=%f', param.epoch, name, value)

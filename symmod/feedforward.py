@@ -4,7 +4,6 @@ legacy DataParallelExecutorManager (``_train_multi_device``).
 Scripts written for MXNet before the Module API call ``mx.model.FeedForward(...).fit``;
 MXNet 1.9.1 still ships it (with a DeprecationWarning), so symmod does too.
 """
-import logging
 import time
 import warnings
 
@@ -23,6 +22,7 @@ from .io import DataDesc
 from .model import (BatchEndParam, save_checkpoint, load_checkpoint, _create_kvstore,
                     _initialize_kvstore, _update_params, _update_params_on_kvstore,
                     _multiple_callbacks)
+from ._logging import module_logger
 
 __all__ = ['FeedForward']
 
@@ -42,7 +42,7 @@ def _train_multi_device(symbol, ctx, arg_names, param_names, aux_names,
     that has an ``epoch_end_callback`` and after the last epoch. ``epoch_size`` (batches
     per epoch) lets an epoch end before, or run past, the end of ``train_data``.
     """
-    logger = logging if logger is None else logger
+    logger = module_logger(logger, __name__)
     manager = DataParallelExecutorManager(symbol=symbol, sym_gen=sym_gen, ctx=ctx,
                                           train_data=train_data, param_names=param_names,
                                           arg_names=arg_names, aux_names=aux_names,

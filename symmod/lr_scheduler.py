@@ -8,6 +8,8 @@ last rate they computed once ``num_update`` passes ``max_update``.
 import logging
 from math import cos, pi
 
+_LOGGER = logging.getLogger(__name__)
+
 __all__ = ['LRScheduler', 'FactorScheduler', 'MultiFactorScheduler', 'PolyScheduler',
            'CosineScheduler']
 
@@ -102,10 +104,10 @@ class FactorScheduler(LRScheduler):
             self.base_lr *= self.factor
             if self.base_lr < self.stop_factor_lr:
                 self.base_lr = self.stop_factor_lr
-                logging.info("Update[%d]: now learning rate arrived at %0.5e, will not "
+                _LOGGER.info("Update[%d]: now learning rate arrived at %0.5e, will not "
                              "change in the future", num_update, self.base_lr)
             else:
-                logging.info("Update[%d]: Change learning rate to %0.5e",
+                _LOGGER.info("Update[%d]: Change learning rate to %0.5e",
                              num_update, self.base_lr)
         return self.base_lr
 
@@ -145,7 +147,7 @@ class MultiFactorScheduler(LRScheduler):
                 self.count = self.step[self.cur_step_ind]
                 self.cur_step_ind += 1
                 self.base_lr *= self.factor
-                logging.info("Update[%d]: Change learning rate to %0.5e",
+                _LOGGER.info("Update[%d]: Change learning rate to %0.5e",
                              num_update, self.base_lr)
             else:
                 return self.base_lr

@@ -10,6 +10,8 @@ from . import ndarray as nd
 from . import symbol as sym
 from .context import cpu
 
+_LOGGER = logging.getLogger(__name__)
+
 __all__ = ['BatchEndParam', 'save_checkpoint', 'load_checkpoint', 'load_params', 'FeedForward']
 
 BatchEndParam = namedtuple('BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals'])
@@ -35,7 +37,7 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
         symbol.save('%s-symbol.json' % prefix, remove_amp_cast=remove_amp_cast)
     param_name = '%s-%04d.params' % (prefix, epoch)
     nd.save(param_name, _join_params(arg_params, aux_params))
-    logging.info('Saved checkpoint to "%s"', param_name)
+    _LOGGER.info('Saved checkpoint to "%s"', param_name)
 
 
 def _join_params(arg_params, aux_params):
@@ -70,7 +72,7 @@ def load_params(prefix, epoch):
     fname = '%s-%04d.params' % (prefix, epoch)
     save_dict = nd.load(fname)
     if not save_dict:
-        logging.warning("Params file '%s' is empty", fname)
+        _LOGGER.warning("Params file '%s' is empty", fname)
         return {}, {}
     return _split_params(save_dict, fname)
 

@@ -7,6 +7,8 @@ from .base import py_str
 from .ndarray import NDArray
 from . import ndarray
 
+_LOGGER = logging.getLogger(__name__)
+
 __all__ = ['Monitor']
 
 
@@ -88,4 +90,4 @@ class Monitor:
     def toc_print(self):
         """Stop collecting and log the results."""
         for step, name, text in self.toc():
-            logging.info('Batch: {:7d} {:30s} {:s}'.format(step, name, text))
+            _LOGGER.info('Batch: {:7d} {:30s} {:s}'.format(step, name, text))

@@ -9,6 +9,8 @@ from ..ndarray.ndarray import NDArray, zeros
 from ..symbol.infer import variable_dtype_attr
 from .executor import Executor
 
+_LOGGER = logging.getLogger(__name__)
+
 __all__ = ['bind', 'simple_bind', 'reshape_arrays']
 
 
@@ -149,7 +151,7 @@ def _from_buffer(shared_buffer, name, shape, dtype, ctx):
         if existing.size >= size:
             flat = existing._data.reshape(-1)
             return NDArray(flat[:size].reshape(shape), ctx)
-        logging.warning('bucketing: data "%s" has a shape %s, which is larger than already '
+        _LOGGER.warning('bucketing: data "%s" has a shape %s, which is larger than already '
                         'allocated shape %s. Need to re-allocate. Consider putting '
                         'default_bucket_key to be the bucket taking the largest input for '
                         'better memory sharing.', name, shape, existing.shape)

@@ -14,6 +14,7 @@ from ..context import Context, cpu
 from ..io import DataDesc
 from ..formats.dtypes import dtype_from_flag
 from .manager import _split_input_slice
+from .._logging import module_logger
 
 __all__ = ['DataParallelExecutorGroup']
 
@@ -127,7 +128,7 @@ class DataParallelExecutorGroup:
         self.group2ctxs = _prepare_group2ctxs(group2ctxs, len(contexts))
         self.for_training = for_training
         self.inputs_need_grad = inputs_need_grad
-        self.logger = logger
+        self.logger = module_logger(logger, __name__)
         self._total_exec_bytes = 0
         self.fixed_param_names = fixed_param_names or []
         self.state_names = state_names or []

@@ -8,6 +8,7 @@ from ..base import MXNetError
 from ..context import cpu
 from ..io import DataDesc
 from ..ndarray.ndarray import NDArray, zeros as nd_zeros
+from .._logging import module_logger
 
 __all__ = ['_split_input_slice', '_check_arguments', '_bind_exec', '_load_data', '_load_label',
            'DataParallelExecutorGroup', 'DataParallelExecutorManager']
@@ -125,7 +126,7 @@ def _bind_exec(sym, ctx, input_shapes, param_names, need_grad=False, base_exec=N
                     arr = NDArray(arr._data.reshape(-1)[:int(np.prod(arg_shape[i]))]
                                   .reshape(arg_shape[i]), arr.context)
                 else:
-                    logger.warning(('bucketing: data "%s" has a shape %s' % (name, arg_shape[i]))
+                    module_logger(logger, __name__).warning(('bucketing: data "%s" has a shape %s' % (name, arg_shape[i]))
                                    + ', which is larger than already allocated '
                                    + ('shape %s' % (arr.shape,))
                                    + '. Need to re-allocate. Consider putting '
@@ -246,8 +247,7 @@ class DataParallelExecutorManager:
 
     def __init__(self, symbol, ctx, train_data, arg_names, param_names, aux_names,
                  work_load_list=None, logger=None, sym_gen=None):
-        if logger is None:
-            logger = logging
+        logger = module_logger(logger, __name__)
         num_device = len(ctx)
         logger.info('Start training with %s', str(ctx))
         if work_load_list is None:

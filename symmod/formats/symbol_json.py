@@ -11,6 +11,8 @@ from ..symbol.symbol import Symbol, HIDDEN_KEYS
 from ..symbol import graph as _graph
 from .atomic import atomic_write
 
+_LOGGER = logging.getLogger(__name__)
+
 __all__ = ['dumps', 'save', 'loads', 'load', 'MXNET_VERSION']
 
 MXNET_VERSION = 10901           # files are written as MXNet 1.9.1 writes them
@@ -198,11 +200,11 @@ def loads(text):
     if not heads:
         raise MXNetError('symbol JSON has no heads')
     if version < MXNET_VERSION:
-        logging.info('Loading symbol saved by previous version v%d.%d.%d. Attempting to '
+        _LOGGER.info('Loading symbol saved by previous version v%d.%d.%d. Attempting to '
                      'upgrade...', version // 10000, (version // 100) % 100, version % 100)
         _upgrade(nodes, version)
     elif version > MXNET_VERSION:
-        logging.warning('loading symbol saved by MXNet version %d with symmod, which writes '
+        _LOGGER.warning('loading symbol saved by MXNet version %d with symmod, which writes '
                         '%d; may cause undefined behavior', version, MXNET_VERSION)
     for node in nodes:
         if node.op is not None:

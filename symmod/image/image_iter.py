@@ -14,6 +14,8 @@ from ..io.desc import DataBatch
 from .image import imdecode
 from .augmenters import CreateAugmenter
 
+_LOGGER = logging.getLogger(__name__)
+
 __all__ = ['ImageIter']
 
 
@@ -115,13 +117,13 @@ class ImageIter(DataIter):
             raise ValueError("last_batch_handle must be 'pad', 'discard' or 'roll_over', "
                              "found %r" % (last_batch_handle,))
         num_threads = os.environ.get('MXNET_CPU_WORKER_NTHREADS', 1)
-        logging.info('Using %s threads for decoding...', str(num_threads))
-        logging.info('Set enviroment variable MXNET_CPU_WORKER_NTHREADS to a'
+        _LOGGER.info('Using %s threads for decoding...', str(num_threads))
+        _LOGGER.info('Set enviroment variable MXNET_CPU_WORKER_NTHREADS to a'
                      ' larger number to use more threads.')
         class_name = self.__class__.__name__
         self.imgidx = None
         if path_imgrec:
-            logging.info('%s: loading recordio %s...', class_name, path_imgrec)
+            _LOGGER.info('%s: loading recordio %s...', class_name, path_imgrec)
             if path_imgidx:
                 self.imgrec = recordio.MXIndexedRecordIO(path_imgidx, path_imgrec, 'r')
                 self.imgidx = list(self.imgrec.keys)
@@ -132,10 +134,10 @@ class ImageIter(DataIter):
 
         imgkeys = None
         if path_imglist:
-            logging.info('%s: loading image list %s...', class_name, path_imglist)
+            _LOGGER.info('%s: loading image list %s...', class_name, path_imglist)
             self.imglist, imgkeys = _read_imglist_file(path_imglist, dtype)
         elif isinstance(imglist, list):
-            logging.info('%s: loading image list...', class_name)
+            _LOGGER.info('%s: loading image list...', class_name)
             self.imglist, imgkeys = _read_imglist(imglist, dtype)
         else:
             self.imglist = None
@@ -234,7 +236,7 @@ class ImageIter(DataIter):
                 try:
                     self.check_valid_image(data)
                 except RuntimeError as err:
-                    logging.debug('Invalid image, skipping:  %s', str(err))
+                    _LOGGER.debug('Invalid image, skipping:  %s', str(err))
                     continue
                 data = self.augmentation_transform(data)
                 assert i < self.batch_size, \

@@ -20,6 +20,8 @@ from ..ndarray import NDArray
 from .. import random
 from ..registry import get_alias_func, get_create_func, get_register_func
 
+_LOGGER = logging.getLogger(__name__)
+
 __all__ = ['InitDesc', 'Initializer', 'register', 'alias', 'create']
 
 
@@ -90,7 +92,7 @@ class Initializer:
 
     def _verbose_print(self, desc, init, arr):
         if self._verbose and self._print_func:
-            logging.info('Initialized %s as %s: %s', desc, init, self._print_func(arr))
+            _LOGGER.info('Initialized %s as %s: %s', desc, init, self._print_func(arr))
 
     def dumps(self):
         """The initializer as a JSON string ``'["name", {kwargs}]'`` that :func:`create` reads.

@@ -3,6 +3,8 @@
 import logging
 import re
 
+_LOGGER = logging.getLogger(__name__)
+
 __all__ = ['Load', 'Mixed']
 
 
@@ -50,14 +52,14 @@ class Load:
                                                            self.param[name].shape)
             arr[:] = self.param[name]
             if self.verbose:
-                logging.info('Initialized %s by loading', name)
+                _LOGGER.info('Initialized %s by loading', name)
         else:
             assert self.default_init is not None, \
                 'Cannot Initialize %s. Not found in loaded param ' % name + \
                 'and no default Initializer is provided.'
             self.default_init(name, arr)
             if self.verbose:
-                logging.info('Initialized %s by default', name)
+                _LOGGER.info('Initialized %s by default', name)
 
 
 class Mixed:

@@ -18,6 +18,8 @@ from ..image.opencv import gray_pixels, open_image, resize
 from ..recordio import read_record, record_offsets, unpack
 from .native import MXDataIter
 
+_LOGGER = logging.getLogger(__name__)
+
 __all__ = ['ImageRecordIter']
 
 _RAND_MAGIC = 111
@@ -73,7 +75,7 @@ def _parse_params(kwargs):
                          % ', '.join(refused))
     if kwargs:
         # MXNet's parameter parser ignores unknown names; say so instead of staying silent
-        logging.warning('ImageRecordIter: ignoring unknown parameter(s) %s',
+        _LOGGER.warning('ImageRecordIter: ignoring unknown parameter(s) %s',
                         ', '.join(sorted(kwargs)))
     for name in ('data_shape', 'batch_size'):
         if params[name] is None:
@@ -386,7 +388,7 @@ class ImageRecordIter(MXDataIter):
         self._overflow = False
         self._new_pass()
         if p['verbose']:
-            logging.info('ImageRecordIOParser2: %s, use %d threads for decoding..',
+            _LOGGER.info('ImageRecordIOParser2: %s, use %d threads for decoding..',
                          p['path_imgrec'], threads)
         super(ImageRecordIter, self).__init__(data_name=data_name, label_name=label_name)
 

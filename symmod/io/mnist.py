@@ -8,6 +8,8 @@ import numpy as np
 from ..base import MXNetError, parse_bool, parse_int
 from .native import MXDataIter
 
+_LOGGER = logging.getLogger(__name__)
+
 __all__ = ['MNISTIter', 'read_idx']
 
 _IMAGE_MAGIC = 2051
@@ -194,7 +196,7 @@ class MNISTIter(MXDataIter):
         self._labels = labels
         self._loc = 0
         if not parse_bool(silent):
-            logging.info('MNISTIter: load %d images, shuffle=%d, shape=%s',
+            _LOGGER.info('MNISTIter: load %d images, shuffle=%d, shape=%s',
                          count, int(self._shuffle), shape_text)
         super(MNISTIter, self).__init__(data_name=data_name, label_name=label_name,
                                         dtype=dtype)

@@ -16,6 +16,8 @@ from ..ndarray import NDArray
 from .desc import DataBatch, DataDesc
 from .iterators import DataIter
 
+_LOGGER = logging.getLogger(__name__)
+
 __all__ = ['MXDataIter']
 
 
@@ -54,7 +56,7 @@ class MXDataIter(DataIter):
     def debug_skip_load(self):
         """Hand out the first batch forever (to time a model without data loading)."""
         self._debug_skip_load = True
-        logging.info('Set debug_skip_load to be true, will simply return first batch')
+        _LOGGER.info('Set debug_skip_load to be true, will simply return first batch')
 
     def reset(self):
         self._debug_at_begin = True

@@ -23,6 +23,7 @@ from ..io import DataDesc, DataIter, DataBatch
 from ..initializer import Uniform
 from ..model import BatchEndParam, _join_params, _split_params
 from ..progress import EpochProgress, estimate_num_batches
+from .._logging import module_logger
 
 __all__ = ['BaseModule']
 
@@ -82,7 +83,7 @@ class BaseModule:
     """
 
     def __init__(self, logger=logging):
-        self.logger = logger
+        self.logger = module_logger(logger, 'symmod.module')
         self.binded = False
         self.for_training = False
         self.inputs_need_grad = False

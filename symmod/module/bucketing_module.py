@@ -14,6 +14,8 @@ from ..name import NameManager
 from .base_module import BaseModule, _check_input_names
 from .module import Module
 
+_LOGGER = logging.getLogger(__name__)
+
 __all__ = ['BucketingModule']
 
 
@@ -297,7 +299,7 @@ class BucketingModule(BaseModule):
         if save_optimizer_states:
             state_name = '%s-%04d.states' % (prefix, epoch)
             self._curr_module.save_optimizer_states(state_name)
-            logging.info('Saved optimizer state to "%s"', state_name)
+            _LOGGER.info('Saved optimizer state to "%s"', state_name)
 
     @staticmethod
     def load(prefix, epoch, sym_gen=None, default_bucket_key=None,

@@ -15,6 +15,8 @@ from ..formats.atomic import atomic_write
 from ..optimizer.updater import load_states_file
 from .base_module import BaseModule, _check_input_names, _parse_data_desc
 
+_LOGGER = logging.getLogger(__name__)
+
 __all__ = ['Module']
 
 
@@ -121,11 +123,11 @@ class Module(BaseModule):
         self._symbol.save('%s-symbol.json' % prefix, remove_amp_cast=remove_amp_cast)
         param_name = '%s-%04d.params' % (prefix, epoch)
         self.save_params(param_name)
-        logging.info('Saved checkpoint to "%s"', param_name)
+        _LOGGER.info('Saved checkpoint to "%s"', param_name)
         if save_optimizer_states:
             state_name = '%s-%04d.states' % (prefix, epoch)
             self.save_optimizer_states(state_name)
-            logging.info('Saved optimizer state to "%s"', state_name)
+            _LOGGER.info('Saved optimizer state to "%s"', state_name)
 
     def _reset_bind(self):
         self.binded = False

@@ -17,6 +17,8 @@ import numpy as np
 from ..base import MXNetError, attr_str
 from .registry import Operator, Param, register
 
+_LOGGER = logging.getLogger(__name__)
+
 __all__ = ['Custom', 'register_prop', 'find_prop']
 
 _PROPS = {}             # op_type -> CustomOpProp subclass
@@ -28,7 +30,7 @@ _STYPE_DEFAULT = 'default'
 def register_prop(op_type, prop_cls):
     """Make ``prop_cls`` the prop of custom operator ``op_type`` (a later one overrides)."""
     if op_type in _PROPS:
-        logging.warning('New registration is overriding existing custom operator %s', op_type)
+        _LOGGER.warning('New registration is overriding existing custom operator %s', op_type)
     _PROPS[op_type] = prop_cls
 
 

@@ -10,6 +10,8 @@ from .kernels import dispatch
 from .optimizer import Optimizer, register
 from .sgd import sgd_kernel, warn_fp16
 
+_LOGGER = logging.getLogger(__name__)
+
 __all__ = ['LBSGD']
 
 
@@ -56,8 +58,8 @@ class LBSGD(Optimizer):
                  warmup_epochs=5, batch_scale=1, updates_per_epoch=32, begin_epoch=0,
                  num_epochs=60, **kwargs):
         super().__init__(**kwargs)
-        logging.info('Running Large-Batch SGD Algorithm')
-        logging.info('(Batch_scale=%f, warmup_epochs=%d, warmup_strategy=%s, '
+        _LOGGER.info('Running Large-Batch SGD Algorithm')
+        _LOGGER.info('(Batch_scale=%f, warmup_epochs=%d, warmup_strategy=%s, '
                      'updates_per_epoch=%d)', batch_scale, warmup_epochs, warmup_strategy,
                      updates_per_epoch)
         self.momentum = momentum
