@@ -8,6 +8,8 @@ last rate they computed once ``num_update`` passes ``max_update``.
 import logging
 from math import cos, pi
 
+from ._suggest import did_you_mean
+
 _LOGGER = logging.getLogger(__name__)
 
 __all__ = ['LRScheduler', 'FactorScheduler', 'MultiFactorScheduler', 'PolyScheduler',
@@ -41,7 +43,8 @@ class LRScheduler:
         if self.warmup_steps < 0:
             raise ValueError("Warmup steps has to be positive or 0")
         if warmup_mode not in ['linear', 'constant']:
-            raise ValueError("Supports only linear and constant modes of warmup")
+            raise ValueError("Supports only linear and constant modes of warmup, not %r.%s"
+                             % (warmup_mode, did_you_mean(warmup_mode, ['linear', 'constant'])))
         self.warmup_mode = warmup_mode
 
     def get_warmup_lr(self, num_update):

@@ -14,6 +14,8 @@ Names are case-insensitive (stored lower-cased).
 import json
 import warnings
 
+from ._suggest import did_you_mean
+
 __all__ = ['get_registry', 'get_register_func', 'get_alias_func', 'get_create_func']
 
 _REGISTRIES = {}    # base class -> {lower-case name or alias: subclass}
@@ -221,9 +223,10 @@ def get_create_func(base_class, nickname):
         name = name.lower()
         if name not in registry:
             # MXNet asserts here; raise the same exception type even under python -O
-            raise AssertionError('%s is not registered. Please register with %s.register first '
-                                 '(known %ss: %s)' % (name, nickname, nickname,
-                                                      ', '.join(sorted(registry))))
+            raise AssertionError('%s is not registered. Please register with %s.register first.'
+                                 '%s Registered %ss: %s' % (name, nickname,
+                                                           did_you_mean(name, registry), nickname,
+                                                           ', '.join(sorted(registry))))
         return registry[name](*args, **kwargs)
 
     create.__doc__ = _CREATE_DOC.format(nickname=nickname, base=base_class.__name__)

@@ -24,8 +24,8 @@ def _init_data(data, allow_empty, default_name):
     assert (data is not None) or allow_empty, 'data must be given'
     if data is None:
         data = []
-    if isinstance(data, (np.ndarray, NDArray)):
-        data = [data]
+    if isinstance(data, (np.ndarray, NDArray)) or _is_plain_values(data):
+        data = [data]       # a list of numbers is one array, not one input per number
     if isinstance(data, list):
         if not allow_empty:
             assert len(data) > 0, 'data must not be an empty list'
@@ -35,19 +35,49 @@ def _init_data(data, allow_empty, default_name):
             data = OrderedDict([('_%d_%s' % (i, default_name), d) for i, d in enumerate(data)])
     if not isinstance(data, dict):
         raise TypeError('Input must be NDArray, numpy.ndarray, h5py.Dataset '
-                        'a list of them or dict with them as values')
+                        'a list of them or dict with them as values; found %s'
+                        % type(data).__name__)
     assert data or allow_empty, 'data must not be empty'
     converted = {}
     for name, value in data.items():
         if isinstance(value, NDArray):
             converted[name] = value
             continue
+        _check_numeric(name, value)
         try:
             converted[name] = array(value)
         except (TypeError, ValueError):
             raise TypeError("Invalid type '%s' for %s, should be NDArray, numpy.ndarray "
                             "or h5py.Dataset" % (type(value), name)) from None
     return sorted(converted.items())
+
+
+def _is_plain_values(data):
+    """True for a (nested) list of numbers (or strings): one array, as ``np.array`` reads
+    it; a list of arrays stays a list of inputs."""
+    if not isinstance(data, list) or not data:
+        return False
+    first = data[0]
+    while isinstance(first, (list, tuple)) and first:
+        first = first[0]
+    return isinstance(first, (int, float, str, bytes, np.generic))
+
+
+def _check_numeric(name, value):
+    """TypeError naming the dtype found when an input holds strings or Python objects."""
+    dtype = getattr(value, 'dtype', None)
+    if dtype is None and isinstance(value, (list, tuple)):
+        dtype = np.asarray(value).dtype if value else None
+    if dtype is None or np.dtype(dtype).kind not in 'USOV':
+        return
+    kind = np.dtype(dtype).kind
+    what = {'U': 'strings', 'S': 'byte strings', 'O': 'Python objects', 'V': 'records'}[kind]
+    hint = '' if kind not in 'US' else (
+        '. For class names as labels, map them to indices 0..K-1 first, e.g. '
+        'classes, %s = np.unique(%s, return_inverse=True)' % (name, name))
+    raise TypeError("Invalid type for %s: found an array of %s (dtype %s); NDArrayIter needs "
+                    "numbers (an NDArray, numpy.ndarray or h5py.Dataset of a numeric dtype, "
+                    "e.g. float32)%s" % (name, what, np.dtype(dtype), hint))
 
 
 def _wrap(host, ctx):

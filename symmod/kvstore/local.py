@@ -12,6 +12,7 @@ Semantics, as in MXNet 1.9.1:
 """
 import numpy as np
 
+from .._suggest import did_you_mean
 from ..base import MXNetError
 from ..context import cpu
 from ..ndarray import NDArray
@@ -39,8 +40,9 @@ def _check_type(name):
     from .dist_sync import SYNC_TYPES
     from .dist_async import ASYNC_TYPES
     known = LOCAL_TYPES + SYNC_TYPES + ASYNC_TYPES
-    raise MXNetError("Unknown KVStore type '%s': expected one of %s, or a registered "
-                     "store (%s)" % (name, ', '.join("'%s'" % t for t in known),
+    raise MXNetError("Unknown KVStore type '%s'.%s Expected one of %s, or a registered "
+                     "store (%s)" % (name, did_you_mean(name, known + tuple(
+                         KVStoreBase.kv_registry)), ', '.join("'%s'" % t for t in known),
                                      ', '.join(sorted(KVStoreBase.kv_registry))))
 
 

@@ -12,6 +12,7 @@ update, get_outputs, update_metric, ...); ``fit``, ``score``, ``predict`` and
 ``iter_predict`` are written once here in terms of it.
 """
 import logging
+import sys
 import time
 import warnings
 
@@ -71,6 +72,18 @@ def _parse_data_desc(data_names, label_names, data_shapes, label_shapes):
     return data_shapes, label_shapes
 
 
+# what to call first when a state a method needs is missing (MXNet's state machine)
+_STATE_HINTS = {
+    'binded': 'the module is not bound: call bind() (or fit) first',
+    'params_initialized': 'the parameters are not initialized: call init_params() '
+                          '(or set_params, or fit) first',
+    'optimizer_initialized': 'the optimizer is not initialized: call init_optimizer() '
+                             '(or fit) first',
+    'inputs_need_grad': 'input gradients were not requested: bind with inputs_need_grad=True',
+    'for_training': 'the module is bound for inference: bind with for_training=True',
+}
+
+
 class BaseModule:
     """The base class of modules: a computation component with parameters.
 
@@ -91,6 +104,14 @@ class BaseModule:
         self.optimizer_initialized = False
         self._symbol = None
         self._total_exec_bytes = 0
+
+    def _require(self, *states):
+        """AssertionError (MXNet's type) naming the call that is missing for ``states``."""
+        for state in states:
+            if not getattr(self, state):
+                caller = sys._getframe(1).f_code.co_name
+                raise AssertionError('%s.%s(): %s' % (type(self).__name__, caller,
+                                                      _STATE_HINTS[state]))
 
     # ---- high-level API ---------------------------------------------------------------
     def forward_backward(self, data_batch):
@@ -119,7 +140,7 @@ class BaseModule:
         list of (str, float)
             The metric's name-value pairs.
         """
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         if reset:
             eval_data.reset()
         if not isinstance(eval_metric, metric.EvalMetric):
@@ -150,7 +171,7 @@ class BaseModule:
 
     def iter_predict(self, eval_data, num_batch=None, reset=True, sparse_row_id_fn=None):
         """Yield ``(outputs, batch_index, batch)`` for each batch, padding removed."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         if reset:
             eval_data.reset()
         for nbatch, eval_batch in enumerate(eval_data):
@@ -180,7 +201,7 @@ class BaseModule:
         -------
         NDArray or list of NDArray or list of lists
         """
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         if isinstance(eval_data, (ndarray.NDArray, np.ndarray)):
             if isinstance(eval_data, np.ndarray):
                 eval_data = ndarray.array(eval_data)
@@ -342,13 +363,13 @@ class BaseModule:
 
     def get_states(self, merge_multi_context=True):
         """States of a stateless module: an empty list."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         assert not merge_multi_context
         return []
 
     def set_states(self, states=None, value=None):
         """A stateless module accepts no states."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         assert not states and not value
 
     def prepare(self, data_batch, sparse_row_id_fn=None):

@@ -101,31 +101,31 @@ class BucketingModule(BaseModule):
     @property
     def data_shapes(self):
         """Data shapes of the current bucket."""
-        assert self.binded
+        self._require('binded')
         return self._curr_module.data_shapes
 
     @property
     def label_shapes(self):
         """Label shapes of the current bucket."""
-        assert self.binded
+        self._require('binded')
         return self._curr_module.label_shapes
 
     @property
     def output_shapes(self):
         """Output shapes of the current bucket."""
-        assert self.binded
+        self._require('binded')
         return self._curr_module.output_shapes
 
     @property
     def symbol(self):
         """The current bucket's symbol."""
-        assert self.binded
+        self._require('binded')
         return self._curr_module.symbol
 
     # ---- parameters -------------------------------------------------------------------
     def get_params(self):
         """Current parameters (shared by all buckets)."""
-        assert self.params_initialized
+        self._require('params_initialized')
         self._curr_module._params_dirty = self._params_dirty
         params = self._curr_module.get_params()
         self._params_dirty = False
@@ -161,12 +161,12 @@ class BucketingModule(BaseModule):
 
     def get_states(self, merge_multi_context=True):
         """State arrays of the current bucket."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         return self._curr_module.get_states(merge_multi_context=merge_multi_context)
 
     def set_states(self, states=None, value=None):
         """Set the current bucket's state arrays."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         self._curr_module.set_states(states, value)
 
     # ---- binding and switching ------------------------------------------------------------
@@ -217,7 +217,7 @@ class BucketingModule(BaseModule):
     def init_optimizer(self, kvstore='local', optimizer='sgd',
                        optimizer_params=(('learning_rate', 0.01),), force_init=False):
         """Install the optimizer once; every bucket borrows it."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         if self.optimizer_initialized and not force_init:
             self.logger.warning('optimizer already initialized, ignoring.')
             return
@@ -237,7 +237,7 @@ class BucketingModule(BaseModule):
     # ---- computation ------------------------------------------------------------------
     def prepare(self, data_batch, sparse_row_id_fn=None):
         """Bind the batch's bucket ahead of time (without making it current)."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         original = self._curr_bucket_key
         self.switch_bucket(data_batch.bucket_key, data_batch.provide_data,
                            data_batch.provide_label)
@@ -246,40 +246,40 @@ class BucketingModule(BaseModule):
 
     def forward(self, data_batch, is_train=None):
         """Switch to the batch's bucket (binding it if new) and run forward."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         self.switch_bucket(data_batch.bucket_key, data_batch.provide_data,
                            data_batch.provide_label)
         self._curr_module.forward(data_batch, is_train=is_train)
 
     def backward(self, out_grads=None):
         """Backward on the current bucket."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         self._curr_module.backward(out_grads=out_grads)
 
     def update(self):
         """Update the shared parameters."""
-        assert self.binded and self.params_initialized and self.optimizer_initialized
+        self._require('binded', 'params_initialized', 'optimizer_initialized')
         self._params_dirty = True
         self._curr_module.update()
 
     def get_outputs(self, merge_multi_context=True):
         """Outputs of the current bucket's last forward."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         return self._curr_module.get_outputs(merge_multi_context=merge_multi_context)
 
     def get_input_grads(self, merge_multi_context=True):
         """Input gradients of the current bucket."""
-        assert self.binded and self.params_initialized and self.inputs_need_grad
+        self._require('binded', 'params_initialized', 'inputs_need_grad')
         return self._curr_module.get_input_grads(merge_multi_context=merge_multi_context)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         """Update a metric with the current bucket's outputs."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         self._curr_module.update_metric(eval_metric, labels, pre_sliced)
 
     def install_monitor(self, mon):
         """Install a Monitor on every bucket, present and future."""
-        assert self.binded
+        self._require('binded')
         self._monitor = mon
         for module in self._buckets.values():
             module.install_monitor(mon)

@@ -154,25 +154,25 @@ class Module(BaseModule):
     @property
     def data_shapes(self):
         """DataDesc of each data input (bound modules only)."""
-        assert self.binded
+        self._require('binded')
         return self._data_shapes
 
     @property
     def label_shapes(self):
         """DataDesc of each label input (bound modules only)."""
-        assert self.binded
+        self._require('binded')
         return self._label_shapes
 
     @property
     def output_shapes(self):
         """(name, shape) of each output (bound modules only)."""
-        assert self.binded
+        self._require('binded')
         return self._exec_group.get_output_shapes()
 
     # ---- parameters -----------------------------------------------------------------
     def get_params(self):
         """Current ``(arg_params, aux_params)`` (on CPU, averaged over devices)."""
-        assert self.params_initialized
+        self._require('params_initialized')
         if self._params_dirty:
             self._sync_params_from_devices()
         return self._arg_params, self._aux_params
@@ -302,7 +302,7 @@ class Module(BaseModule):
 
     def reshape(self, data_shapes, label_shapes=None):
         """Re-shape the executors for new input shapes (e.g. a smaller last batch)."""
-        assert self.binded
+        self._require('binded')
         self._data_shapes, self._label_shapes = _parse_data_desc(
             self.data_names, self.label_names, data_shapes, label_shapes)
         self._exec_group.reshape(self._data_shapes, self._label_shapes)
@@ -315,7 +315,7 @@ class Module(BaseModule):
         ``rescale_grad`` defaults to ``1/batch_size`` and ``param_idx2name`` is filled,
         so weight decay skips biases, as in MXNet.
         """
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         if self.optimizer_initialized and not force_init:
             self.logger.warning('optimizer already initialized, ignoring...')
             return
@@ -381,7 +381,7 @@ class Module(BaseModule):
     # ---- computation ------------------------------------------------------------------
     def forward(self, data_batch, is_train=None):
         """Forward on a batch; re-shapes the executors when the batch shape changed."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         curr_data_shapes = tuple(i.shape for i in self._data_shapes)
         if isinstance(data_batch, list):
             assert data_batch is not None, 'Encountered empty data batch'
@@ -413,12 +413,12 @@ class Module(BaseModule):
 
     def backward(self, out_grads=None):
         """Backward on the last forward's batch."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         self._exec_group.backward(out_grads=out_grads)
 
     def update(self):
         """Apply the optimizer to the parameters using the computed gradients."""
-        assert self.binded and self.params_initialized and self.optimizer_initialized
+        self._require('binded', 'params_initialized', 'optimizer_initialized')
         self._params_dirty = True
         if self._update_on_kvstore:
             _update_params_on_kvstore(self._exec_group.param_arrays,
@@ -431,32 +431,33 @@ class Module(BaseModule):
 
     def get_outputs(self, merge_multi_context=True):
         """Outputs of the last forward."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         return self._exec_group.get_outputs(merge_multi_context=merge_multi_context)
 
     def get_input_grads(self, merge_multi_context=True):
         """Gradients of the inputs (bind with ``inputs_need_grad=True``)."""
-        assert self.binded and self.params_initialized and self.inputs_need_grad
+        self._require('binded', 'params_initialized', 'inputs_need_grad')
         return self._exec_group.get_input_grads(merge_multi_context=merge_multi_context)
 
     def get_states(self, merge_multi_context=True):
         """The state arrays."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         return self._exec_group.get_states(merge_multi_context=merge_multi_context)
 
     def set_states(self, states=None, value=None):
         """Set the state arrays from arrays or a scalar."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         self._exec_group.set_states(states, value)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         """Accumulate ``eval_metric`` on the last forward's outputs."""
+        self._require('binded', 'params_initialized')
         self._exec_group.update_metric(eval_metric, labels, pre_sliced)
 
     # ---- optimizer states ---------------------------------------------------------------
     def save_optimizer_states(self, fname):
         """Save the optimizer states (symmod's safe format, with update counts)."""
-        assert self.optimizer_initialized
+        self._require('optimizer_initialized')
         if self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname)
         else:
@@ -464,7 +465,7 @@ class Module(BaseModule):
 
     def load_optimizer_states(self, fname):
         """Load optimizer states written by symmod or by MXNet."""
-        assert self.optimizer_initialized
+        self._require('optimizer_initialized')
         if self._update_on_kvstore:
             self._kvstore.load_optimizer_states(fname)
         else:
@@ -472,12 +473,12 @@ class Module(BaseModule):
 
     def install_monitor(self, mon):
         """Install a Monitor on the executors."""
-        assert self.binded
+        self._require('binded')
         self._exec_group.install_monitor(mon)
 
     def prepare(self, data_batch, sparse_row_id_fn=None):
         """Prepare for a batch (sparse parameters are not supported, so nothing to pull)."""
-        assert self.binded
+        self._require('binded')
         if sparse_row_id_fn is not None:
             warnings.warn(UserWarning('Parameters are not updated in the KVStore. No need to '
                                       'call sparse_row_id_fn.'))

@@ -179,7 +179,7 @@ class PythonLossModule(PythonModule):
     def backward(self, out_grads=None):
         """Compute the gradient of the loss with respect to the scores."""
         assert out_grads is None, 'For a loss module, out_grads should be None'
-        assert self.for_training
+        self._require('for_training')
         self._backward_impl()
 
     def _backward_impl(self):

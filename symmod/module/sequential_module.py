@@ -83,25 +83,25 @@ class SequentialModule(BaseModule):
     @property
     def data_shapes(self):
         """Data shapes of the first module."""
-        assert self.binded
+        self._require('binded')
         return self._modules[0].data_shapes
 
     @property
     def label_shapes(self):
         """The label shapes given to ``bind``, or None when no module takes labels."""
-        assert self.binded
+        self._require('binded')
         return self._label_shapes
 
     @property
     def output_shapes(self):
         """Output shapes of the last module."""
-        assert self.binded
+        self._require('binded')
         return self._modules[-1].output_shapes
 
     # ---- parameters ----------------------------------------------------------------------
     def get_params(self):
         """All modules' parameters merged into one ``(arg_params, aux_params)`` pair."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         arg_params, aux_params = {}, {}
         for module in self._modules:
             args, auxs = module.get_params()
@@ -175,7 +175,7 @@ class SequentialModule(BaseModule):
     def init_optimizer(self, kvstore='local', optimizer='sgd',
                        optimizer_params=(('learning_rate', 0.01),), force_init=False):
         """Install the optimizer in every module (arguments as in :meth:`Module.init_optimizer`)."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         if self.optimizer_initialized and not force_init:
             self.logger.warning('optimizer already initialized, ignoring.')
             return
@@ -187,7 +187,7 @@ class SequentialModule(BaseModule):
     # ---- computation ---------------------------------------------------------------------
     def forward(self, data_batch, is_train=None):
         """Run the modules in order, feeding each one's outputs to the next."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         # a shallow copy keeps pad, bucket_key, index... without changing the caller's batch
         data_batch = copy.copy(data_batch)
         last = len(self._modules) - 1
@@ -204,7 +204,7 @@ class SequentialModule(BaseModule):
 
     def backward(self, out_grads=None):
         """Run backward from the last module to the first."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         for index in range(len(self._modules) - 1, -1, -1):
             module = self._modules[index]
             module.backward(out_grads=out_grads)
@@ -213,29 +213,29 @@ class SequentialModule(BaseModule):
 
     def update(self):
         """Apply the optimizer in every module."""
-        assert self.binded and self.params_initialized and self.optimizer_initialized
+        self._require('binded', 'params_initialized', 'optimizer_initialized')
         for module in self._modules:
             module.update()
 
     def get_outputs(self, merge_multi_context=True):
         """Outputs of the last module."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         return self._modules[-1].get_outputs(merge_multi_context=merge_multi_context)
 
     def get_input_grads(self, merge_multi_context=True):
         """Input gradients of the first module (bind with ``inputs_need_grad=True``)."""
-        assert self.binded and self.params_initialized and self.inputs_need_grad
+        self._require('binded', 'params_initialized', 'inputs_need_grad')
         return self._modules[0].get_input_grads(merge_multi_context=merge_multi_context)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         """Update ``eval_metric`` from every module that takes labels."""
-        assert self.binded and self.params_initialized
+        self._require('binded', 'params_initialized')
         for index, module in enumerate(self._modules):
             if self._takes_labels(index):
                 module.update_metric(eval_metric, labels, pre_sliced)
 
     def install_monitor(self, mon):
         """Install ``mon`` on every module's executors."""
-        assert self.binded
+        self._require('binded')
         for module in self._modules:
             module.install_monitor(mon)

@@ -14,6 +14,7 @@ import traceback
 
 import numpy as np
 
+from .._suggest import did_you_mean
 from ..base import MXNetError, attr_str
 from .registry import Operator, Param, register
 
@@ -39,9 +40,10 @@ def find_prop(op_type):
     try:
         return _PROPS[op_type]
     except KeyError:
-        raise MXNetError('Cannot find custom operator %s. Registered custom operators: %s '
+        raise MXNetError('Cannot find custom operator %s.%s Registered custom operators: %s '
                          '(register one with @mx.operator.register(%r))'
-                         % (op_type, ', '.join(sorted(_PROPS)) or '(none)', op_type)) from None
+                         % (op_type, did_you_mean(op_type, _PROPS),
+                            ', '.join(sorted(_PROPS)) or '(none)', op_type)) from None
 
 
 def _user_error(op_type, what, err):

@@ -10,6 +10,7 @@ An operator *instance* holds parsed parameters for one node (``FullyConnected``
 with ``num_hidden=128``); the executor makes one instance per node at bind time,
 so shape-dependent precomputation may be cached on it.
 """
+from .._suggest import did_you_mean
 from ..base import MXNetError, attr_str
 
 __all__ = ['Param', 'Operator', 'register', 'get', 'exists', 'list_operators',
@@ -190,8 +191,8 @@ def get(name):
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise MXNetError('Cannot find operator %s: it is not registered in symmod' % name) \
-            from None
+        raise MXNetError('Cannot find operator %s: it is not registered in symmod.%s'
+                         % (name, did_you_mean(name, _REGISTRY))) from None
 
 
 def exists(name):

@@ -14,6 +14,7 @@ import warnings
 
 import numpy
 
+from .._suggest import unknown_name
 from ..base import MXNetError
 from ..ndarray import device as _device
 
@@ -146,7 +147,7 @@ class Optimizer:
         """
         if name.lower() in Optimizer.opt_registry:
             return Optimizer.opt_registry[name.lower()](**kwargs)
-        raise ValueError('Cannot find optimizer %s' % name)
+        raise ValueError(unknown_name('optimizer', name, Optimizer.opt_registry))
 
     # ---- learning rate --------------------------------------------------------------------
     @property

@@ -38,3 +38,5 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
 
 from . import linalg, contrib, random  # noqa: E402,F401  (mx.sym.linalg.*, .contrib.*, .random.*)
 from .functions import *  # noqa: E402,F401,F403  (power, maximum, eye, split_v2, ...)
+from .._suggest import missing_attribute as _missing_attribute  # noqa: E402
+__getattr__ = _missing_attribute(__name__)     # mx.sym.FullyConected: names FullyConnected
