@@ -8,7 +8,7 @@ last rate they computed once ``num_update`` passes ``max_update``.
 import logging
 from math import cos, pi
 
-from ._suggest import did_you_mean
+from ._suggest import did_you_mean, missing_attribute
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -223,3 +223,6 @@ class CosineScheduler(_DecayToFinal):
 
     def _decay(self, steps):
         return (1 + cos(pi * steps / self.max_steps)) / 2
+
+
+__getattr__ = missing_attribute(__name__)     # mx.lr_scheduler.<typo>: the closest class

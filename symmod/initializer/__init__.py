@@ -8,3 +8,6 @@ from .combine import Load, Mixed
 __all__ = ['InitDesc', 'Initializer', 'register', 'alias', 'create', 'Zero', 'One',
            'Constant', 'Uniform', 'Normal', 'Xavier', 'MSRAPrelu', 'Orthogonal',
            'Bilinear', 'LSTMBias', 'FusedRNN', 'Load', 'Mixed']
+
+from .._suggest import missing_attribute as _missing_attribute  # noqa: E402
+__getattr__ = _missing_attribute(__name__)     # mx.initializer.<typo>: names the closest class

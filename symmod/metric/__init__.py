@@ -12,3 +12,6 @@ __all__ = ['EvalMetric', 'check_label_shapes', 'register', 'alias', 'create',
            'MAE', 'MSE', 'RMSE', 'PearsonCorrelation', 'CrossEntropy',
            'NegativeLogLikelihood', 'Perplexity', 'Loss', 'Torch', 'Caffe',
            'CustomMetric', 'np']
+
+from .._suggest import missing_attribute as _missing_attribute  # noqa: E402
+__getattr__ = _missing_attribute(__name__)     # mx.metric.<typo>: names the closest class

@@ -6,6 +6,7 @@ import math
 
 import numpy
 
+from .._labels import warn_out_of_range
 from .base import EvalMetric, as_numpy, check_label_shapes
 from .registry import alias, register
 
@@ -20,6 +21,13 @@ def _class_indices(label, pred, axis):
     if pred.shape != label.shape:
         pred = pred.argmax(axis=axis)
     return label.astype('int32').ravel(), pred.astype('int32').ravel()
+
+
+def _warn_labels_against_scores(label, pred, axis):
+    pred_shape = pred.shape
+    if len(pred_shape) > 1 and tuple(pred_shape) != tuple(label.shape):
+        warn_out_of_range('Accuracy', as_numpy(label), pred_shape[axis],
+                          consequence='those examples always count as wrong')
 
 
 @register
@@ -57,6 +65,8 @@ class Accuracy(EvalMetric):
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
+            if self.global_num_inst == 0:       # first batch after reset: once per epoch
+                _warn_labels_against_scores(label, pred, self.axis)
             label, pred = _class_indices(label, pred, self.axis)
             check_label_shapes(label, pred)
             self._accumulate(int(numpy.count_nonzero(pred == label)), len(pred))

@@ -24,6 +24,7 @@ from ..io import DataDesc, DataIter, DataBatch
 from ..initializer import Uniform
 from ..model import BatchEndParam, _join_params, _split_params
 from ..progress import EpochProgress, estimate_num_batches
+from .finite_watch import FiniteWatch
 from .._logging import module_logger
 
 __all__ = ['BaseModule']
@@ -285,6 +286,7 @@ class BaseModule:
         if not isinstance(eval_metric, metric.EvalMetric):
             eval_metric = metric.create(eval_metric)
         num_batches = estimate_num_batches(train_data)
+        finite_watch = FiniteWatch(self)
 
         for epoch in range(begin_epoch, num_epoch):
             tic = time.time()
@@ -305,6 +307,8 @@ class BaseModule:
                                            pre_sliced=True)
                     else:
                         self.update_metric(eval_metric, data_batch.label)
+                    if finite_watch.active:
+                        finite_watch.check(epoch, nbatch)
                     try:
                         next_data_batch = next(data_iter)
                         self.prepare(next_data_batch, sparse_row_id_fn=sparse_row_id_fn)

@@ -10,6 +10,7 @@ compute ``(old + residual) * (1 + scale)``).
 """
 import numpy as np
 
+from .._labels import warn_out_of_range
 from ..base import MXNetError, parse_bool, parse_float
 from .common import copy_into, fill_into, int_shape, size_of, work_buffer, zero_grad
 from .registry import Operator, Param, register, ShapeError, unify, shape_is_known
@@ -140,6 +141,14 @@ class SoftmaxOutput(Operator):
     def _ignored(self, labels_int):
         return labels_int == int(self.ignore_label)
 
+    def _warn_labels(self, labels_int, classes):
+        if getattr(self, '_labels_warned', False):
+            return
+        self._labels_warned = warn_out_of_range(
+            'SoftmaxOutput', labels_int, classes,
+            self.ignore_label if self.use_ignore else None,
+            'those examples get no gradient toward any class')
+
     def _valid_count(self, labels_int):
         count = labels_int.size - int(np.count_nonzero(self._ignored(labels_int)))
         return max(count, 1)
@@ -156,6 +165,8 @@ class SoftmaxOutput(Operator):
         labels = labels_all[:rows]
         hit = (labels >= 0) & (labels < classes)
         r = np.nonzero(hit)[0]
+        if r.size != rows:      # free to test; the rare miss is then looked at
+            self._warn_labels(labels, classes)
         dtype = out.dtype.type
         if self.smooth_alpha == 0.0:
             np.copyto(grad2, out2)
@@ -182,6 +193,8 @@ class SoftmaxOutput(Operator):
         np.copyto(grad3, out3)
         hit = (labels >= 0) & (labels < k)
         i, j = np.nonzero(hit)
+        if i.size != labels.size:
+            self._warn_labels(labels, k)
         grad3[i, labels[i, j], j] -= 1
         if self.use_ignore:
             i, j = np.nonzero(self._ignored(labels))

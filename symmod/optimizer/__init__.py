@@ -24,3 +24,6 @@ __all__ = ['AdaDelta', 'AdaGrad', 'Adam', 'AdamW', 'Adamax', 'DCASGD', 'FTML', '
            'LBSGD', 'NAG', 'Nadam', 'Optimizer', 'RMSProp', 'SGD', 'SGLD', 'Signum', 'LAMB',
            'Test', 'Updater', 'ccSGD', 'create', 'get_updater', 'register', 'contrib',
            'GroupAdaGrad']
+
+from .._suggest import missing_attribute as _missing_attribute  # noqa: E402
+__getattr__ = _missing_attribute(__name__)     # mx.optimizer.<typo>: names the closest class

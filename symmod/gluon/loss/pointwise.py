@@ -2,6 +2,7 @@
 Huber, hinges, logistic, KL divergence, Poisson): each returns one value per sample."""
 import math
 
+from ..._labels import warn_out_of_range
 from .base import Loss, _apply_weighting, _reshape_like
 
 __all__ = ['L2Loss', 'L1Loss', 'SoftmaxCrossEntropyLoss', 'SoftmaxCELoss',
@@ -92,6 +93,12 @@ class SoftmaxCrossEntropyLoss(Loss):
         if not self._from_logits:
             pred = F.log_softmax(pred, self._axis)
         if self._sparse_label:
+            if not getattr(self, '_labels_checked', False) and hasattr(label, 'asnumpy'):
+                # first imperative call only: pick clips an out-of-range label silently
+                self._labels_checked = True
+                warn_out_of_range('SoftmaxCrossEntropyLoss', label.asnumpy(),
+                                  pred.shape[self._axis],
+                                  consequence='pick() clips them to the nearest class')
             loss = -F.pick(pred, label, axis=self._axis, keepdims=True)
         else:
             label = _reshape_like(F, label, pred)
