@@ -21,6 +21,8 @@ import time
 
 import numpy as np
 
+from _progress import first_run_notice, say
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 T, N, I, H, LAYERS = 35, 32, 200, 200, 2
 GATES = {'lstm': 4, 'gru': 3}
@@ -103,15 +105,18 @@ def main():
         print(json.dumps(runner(mode, int(steps))))
         return
     rounds, steps = (1, 3) if args.quick else (3, 10)
+    first_run_notice()
     print('| mode | symmod ms/step | PyTorch ms/step | PyTorch time / symmod time |')
     print('|---|---|---|---|')
     for mode in ('lstm', 'gru'):
         best = {}
         for _ in range(rounds):
             for framework in ('symmod', 'torch'):
+                say('%s %s: %d steps ...', framework, mode, steps)
                 out = subprocess.run([sys.executable, __file__, '--worker', framework, mode,
                                       str(steps)], check=True, capture_output=True, text=True)
                 seconds = json.loads(out.stdout.strip().splitlines()[-1])
+                say('%s %s: %.1f ms/step', framework, mode, seconds * 1e3)
                 best[framework] = min(best.get(framework, seconds), seconds)
         print('| %s | %.1f | %.1f | %.2f |' % (mode, best['symmod'] * 1e3, best['torch'] * 1e3,
                                              best['torch'] / best['symmod']))

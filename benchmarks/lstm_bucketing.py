@@ -22,6 +22,8 @@ import warnings
 
 import numpy as np
 
+from _progress import first_run_notice, say
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..'))
 # symmod is imported lazily: importing it sets OMP_WAIT_POLICY, which must not change how
@@ -201,12 +203,18 @@ def main():
     env = {k: v for k, v in os.environ.items() if k != 'OMP_WAIT_POLICY'}
 
     def timed(framework):
+        say('%s: %d batches (%d positions) of the bucketing LSTM ...', framework,
+            len(batches), positions)
         out = subprocess.run([sys.executable, os.path.abspath(__file__), '--worker', framework,
                               path], env=env, check=True, capture_output=True, text=True).stdout
-        return float(out.strip().splitlines()[-1])
+        seconds = float(out.strip().splitlines()[-1])
+        say('%s: %.2f s (%.0f positions/s)', framework, seconds, positions / seconds)
+        return seconds
 
+    first_run_notice()
     best_s = best_t = float('inf')
-    for _ in range(1 if args.quick else args.rounds):
+    for round_ in range(1 if args.quick else args.rounds):
+        say('round %d of %d', round_ + 1, 1 if args.quick else args.rounds)
         best_s = min(best_s, timed('symmod'))
         best_t = min(best_t, timed('torch'))
     import torch

@@ -24,6 +24,8 @@ import time
 
 import numpy as np
 
+from _progress import first_run_notice, say
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'examples', 'mnist'))
 sys.path.insert(0, HERE)
@@ -134,17 +136,22 @@ def main():
     env = {k: v for k, v in os.environ.items() if k != 'OMP_WAIT_POLICY'}
 
     def timed(framework, kind, n):
+        say('%s: one epoch of %s on %d samples ...', framework, kind, n)
         out = subprocess.run([sys.executable, os.path.abspath(__file__), '--worker', framework,
                               kind, str(n)], env=env, check=True, capture_output=True,
                              text=True).stdout
-        return float(out.strip().splitlines()[-1])
+        seconds = float(out.strip().splitlines()[-1])
+        say('%s: %.2f s (%.0f samples/s)', framework, seconds, n / seconds)
+        return seconds
 
+    first_run_notice()
     cases = [('mlp', 100, 12000 if args.quick else 60000),
              ('lenet', 64, 3200 if args.quick else 12800)]
     rows = []
     for kind, batch, n in cases:
         best_s = best_t = float('inf')
-        for _ in range(args.rounds):
+        for round_ in range(args.rounds):
+            say('%s, round %d of %d', kind, round_ + 1, args.rounds)
             best_s = min(best_s, timed('symmod', kind, n))
             best_t = min(best_t, timed('torch', kind, n))
         rows.append((kind, batch, n, n / best_s, n / best_t))

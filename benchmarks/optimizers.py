@@ -40,6 +40,8 @@ import symmod  # noqa: E402  (sets the wait policy for numba, which starts later
 import numpy as np  # noqa: E402
 from numba import njit, prange, float32, get_num_threads  # noqa: E402
 
+from _progress import say  # noqa: E402
+
 N_TOTAL = 1 << 24
 N_TENSORS = 200
 BYTES = {'sgd_mom': 20, 'adam': 28}
@@ -187,6 +189,7 @@ def run(rounds, reps):
     torch.set_num_threads(get_num_threads())
     LOAD.append(os.getloadavg()[0])
     rows = []
+    say('memory bandwidth probe (axpy, triad): %d rounds of %d', rounds, reps)
     probe = time_steps(bandwidth_steps(), rounds, reps)
     bandwidth = {name: 12 * N_TOTAL / (ms[0] * 1e-3) / 1e9 for name, ms in probe.items()}
     for opt_name in ('sgd_mom', 'adam'):
@@ -198,6 +201,8 @@ def run(rounds, reps):
             steps[(case, 'torch foreach')] = torch_step(opt_name, weights, grads, 'foreach')
             steps[(case, 'torch fused')] = torch_step(opt_name, weights, grads, 'fused')
             del weights, grads
+        say('%s: cases a and b, %s, %d rounds of %d steps ...', opt_name, ', '.join(IMPLS),
+            rounds, reps)
         timing = time_steps(steps, rounds, reps)
         del steps
         for case in ('a', 'b'):

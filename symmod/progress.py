@@ -11,6 +11,10 @@ and the line is redrawn at most every ``min_interval`` seconds. Log records
 sent to a handler on the same terminal first erase the bar, so log lines
 (Speedometer, epoch summaries) never end up glued to it. Set the environment
 variable ``SYMMOD_PROGRESS=0`` to switch the bar off, ``=1`` to force it on.
+
+Scripts (the examples, the benchmarks) also say when the first batch is done
+(:class:`FirstBatchNotice`) and, on a first run, that numba is compiling the
+kernels (:func:`kernels_cached`), so a long silent start is explained.
 """
 import logging
 import math
@@ -19,7 +23,7 @@ import shutil
 import sys
 import time
 
-__all__ = ['EpochProgress', 'estimate_num_batches']
+__all__ = ['EpochProgress', 'estimate_num_batches', 'kernels_cached', 'FirstBatchNotice']
 
 _ERASE = '\r\x1b[K'
 
@@ -214,3 +218,52 @@ class EpochProgress:
 
     def __exit__(self, *exc):
         self.close()
+
+
+# ---- first-run notices for scripts ---------------------------------------------------------
+def kernels_cached():
+    """True when numba's on-disk cache already holds compiled symmod kernels.
+
+    symmod's kernels are compiled with ``cache=True`` on first use; the first run of a
+    script therefore spends seconds to minutes compiling before its first batch, and
+    later runs load the compiled code. Scripts use this to say so only on a first run.
+
+    Returns
+    -------
+    bool
+    """
+    root = os.environ.get('NUMBA_CACHE_DIR') or os.path.dirname(os.path.abspath(__file__))
+    for _, _, files in os.walk(root):
+        if any(name.endswith('.nbi') for name in files):
+            return True
+    return False
+
+
+class FirstBatchNotice:
+    """Batch-end callback logging once when the first batch of training is done.
+
+    Speedometer's first line comes only after ``frequent`` batches; this says at once
+    that training runs, and how long the first batch (data, binding, compilation) took.
+
+    Parameters
+    ----------
+    logger : logging.Logger, optional
+        Where to log (default: the ``symmod.progress`` logger).
+
+    Examples
+    --------
+    >>> mod.fit(train, batch_end_callback=[mx.callback.Speedometer(64, 50),
+    ...                                    FirstBatchNotice()])
+    """
+
+    def __init__(self, logger=None):
+        self.logger = logging.getLogger(__name__) if logger is None else logger
+        self.start = time.time()
+        self.done = False
+
+    def __call__(self, param):
+        if self.done:
+            return
+        self.done = True
+        self.logger.info('first batch done after %s (epoch %d)',
+                         _format_seconds(time.time() - self.start), param.epoch)

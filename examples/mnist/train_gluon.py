@@ -21,6 +21,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
 import symmod as mx  # noqa: E402  (the example runs from a checkout too)
+from symmod.progress import kernels_cached  # noqa: E402
 from symmod import autograd, gluon  # noqa: E402
 
 DEFAULT_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
@@ -64,6 +65,7 @@ def evaluate(net, val_data, contexts):
 
 def train(args):
     train_data, val_data = load_mnist(args.data_dir, args.batch_size)
+    logging.info('data loaded from %s', args.data_dir)
     np.random.seed(args.seed)
     mx.random.seed(args.seed)
     contexts = [mx.cpu(i) for i in range(args.num_cpus)]
@@ -77,6 +79,9 @@ def train(args):
                             {'learning_rate': args.lr, 'momentum': args.mom, 'wd': args.wd},
                             kvstore=args.kv_store)
     metric = mx.metric.Accuracy()
+    if not kernels_cached():
+        logging.info('compiling kernels (first run only) ...')
+    start = time.time()
     for epoch in range(args.num_epochs):
         tic = time.time()
         metric.reset()
@@ -89,6 +94,9 @@ def train(args):
             autograd.backward(losses)
             trainer.step(data.shape[0])
             metric.update(ys, outputs)
+            if start is not None:
+                logging.info('first batch done after %.1f s', time.time() - start)
+                start = None
         name, train_acc = metric.get()
         logging.info('Epoch[%d] Train-%s=%f', epoch, name, train_acc)
         logging.info('Epoch[%d] Time cost=%.3f', epoch, time.time() - tic)

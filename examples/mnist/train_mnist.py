@@ -23,11 +23,14 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(1, os.path.join(HERE, '..', '..'))   # a checkout's symmod, without pip install
 import symmod as mx  # noqa: E402  (the example runs from a checkout too)
+from symmod.progress import FirstBatchNotice, kernels_cached  # noqa: E402
 from symbols import NETWORKS  # noqa: E402
 
-DEFAULT_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
+DEFAULT_DATA = os.path.join(HERE, 'data')
 
 
 def _open(path):
@@ -117,6 +120,8 @@ def main(argv=None):
     np.random.seed(args.seed)
     mx.random.seed(args.seed)
     train, val, num_examples = get_mnist_iter(args, workers, rank)
+    logging.info('data loaded: %d training and %d test digits from %s', train.num_data,
+                 val.num_data, args.data_dir)
     epoch_size = -(-train.num_data // args.batch_size)
     if 'dist' in args.kv_store and 'async' not in args.kv_store:
         # every worker must run the same number of batches (MXNet's fit.py rule)
@@ -148,6 +153,8 @@ def main(argv=None):
     if args.model_prefix and rank == 0:     # one copy of each checkpoint, from rank 0
         checkpoint = mx.callback.module_checkpoint(model, args.model_prefix,
                                                    save_optimizer_states=True)
+    if not kernels_cached():
+        logging.info('compiling kernels (first run only) ...')
     model.fit(train,
               eval_data=val,
               eval_metric='accuracy',
@@ -157,7 +164,8 @@ def main(argv=None):
               optimizer=args.optimizer,
               optimizer_params=optimizer_params,
               initializer=mx.init.Xavier(rnd_type='gaussian', factor_type='in', magnitude=2),
-              batch_end_callback=mx.callback.Speedometer(args.batch_size, args.disp_batches),
+              batch_end_callback=[mx.callback.Speedometer(args.batch_size, args.disp_batches),
+                                  FirstBatchNotice()],
               epoch_end_callback=checkpoint)
     # score() counts the padding of the last batch, as MXNet does; predict() drops it
     prob = model.predict(val).asnumpy()

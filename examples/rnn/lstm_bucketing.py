@@ -21,6 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
 import symmod as mx  # noqa: E402  (the example runs from a checkout too)
+from symmod.progress import FirstBatchNotice, kernels_cached  # noqa: E402
 
 KJV = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'kjv-verses.txt.gz')
 BUCKETS = [10, 20, 30, 40, 50, 60]
@@ -152,6 +153,8 @@ def main(argv=None):
     optimizer_params = {'learning_rate': args.lr, 'wd': args.wd}
     if args.optimizer in ('sgd', 'nag'):
         optimizer_params['momentum'] = args.mom
+    if not kernels_cached():
+        logging.info('compiling kernels (first run only) ...')
     model.fit(train_data=data_train,
               eval_data=data_val,
               eval_metric=mx.metric.Perplexity(invalid_label),
@@ -160,8 +163,9 @@ def main(argv=None):
               optimizer_params=optimizer_params,
               initializer=mx.init.Xavier(factor_type='in', magnitude=2.34),
               num_epoch=args.num_epochs,
-              batch_end_callback=mx.callback.Speedometer(args.batch_size, args.disp_batches,
-                                                         auto_reset=False))
+              batch_end_callback=[mx.callback.Speedometer(args.batch_size, args.disp_batches,
+                                                          auto_reset=False),
+                                  FirstBatchNotice()])
     return dict(model.score(data_val, mx.metric.Perplexity(invalid_label)))
 
 

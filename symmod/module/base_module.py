@@ -277,8 +277,13 @@ class BaseModule:
                   for_training=True, force_rebind=force_rebind)
         if monitor is not None:
             self.install_monitor(monitor)
-        self.init_params(initializer=initializer, arg_params=arg_params, aux_params=aux_params,
-                         allow_missing=allow_missing, force_init=force_init)
+        if not self.params_initialized or force_init or arg_params is not None \
+                or aux_params is not None:
+            # resuming (Module.load, then fit) is the documented path: MXNet's "Parameters
+            # already initialized" warning there says nothing the user did wrong
+            self.init_params(initializer=initializer, arg_params=arg_params,
+                             aux_params=aux_params, allow_missing=allow_missing,
+                             force_init=force_init)
         self.init_optimizer(kvstore=kvstore, optimizer=optimizer,
                             optimizer_params=optimizer_params)
         if validation_metric is None:

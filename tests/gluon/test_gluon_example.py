@@ -26,6 +26,8 @@ def test_one_epoch_learns(example, caplog, extra):
         net = example.train(args)
     lines = [r.getMessage() for r in caplog.records]
     assert any(line.startswith('Epoch[0] Train-accuracy=') for line in lines)
+    assert lines[0].startswith('data loaded from ')
+    assert sum(line.startswith('first batch done after ') for line in lines) == 1
     val = [line for line in lines if line.startswith('Epoch[0] Validation-accuracy=')]
     assert len(val) == 1 and float(val[0].split('=')[1]) > 0.85
     contexts = [mx.cpu(i) for i in range(args.num_cpus)]
