@@ -216,7 +216,9 @@ def test_user_objects_appear_in_dump(trace_file):
     marks = [(e['s'], e['cat']) for e in events if e['name'] == 'here']
     assert marks == [('p', 'mydomain,instant_marker'), ('g', 'mydomain,instant_marker')]
     job = {e['ph']: e['ts'] for e in events if e['name'] == 'job'}
-    assert set(job) == {'b', 'e'} and job['e'] - job['b'] >= 20000
+    # the profiler's clock is the wall clock (as MXNet's): NTP may slew it by up to 500 ppm
+    # against the sleep's monotonic clock, so a 20 ms sleep measures at least 19.98 ms
+    assert set(job) == {'b', 'e'} and job['e'] - job['b'] >= 20000 * 0.999
     assert {e['ph'] for e in events if e['name'] == 'batch'} == {'(', ')'}
     assert {e['cat'] for e in events if e['name'] == 'batch'} == {'mydomain,frame'}
 
@@ -242,7 +244,7 @@ def test_dumps_table_counts_and_times(trace_file, exe):
         assert avg == pytest.approx(total / count, abs=1e-4)
     totals = [row[1] for row in ops.values()]
     assert totals == sorted(totals, reverse=True)
-    assert _table_rows(text, 'event')['sleep'][1] >= 10.0
+    assert _table_rows(text, 'event')['sleep'][1] >= 10.0 * 0.999     # wall clock, see above
     # MXNet prints a counter's latest value, range and half-range, divided by 1000
     assert _table_rows(text, 'd')['c'] == (2, 0.01, 0.004, 0.01, 0.003)
 

@@ -53,9 +53,11 @@ def test_create_accepts_names_configs_json_and_instances():
 
 def test_create_errors_name_the_family():
     with pytest.raises(AssertionError, match=r'hexagon is not registered\. Please register '
-                                             r'with shape\.register first \(known shapes: '
-                                             r'box, circle, cube, square\)'):
+                                             r'with shape\.register first\. Registered shapes: '
+                                             r'box, circle, cube, square$'):
         create('hexagon')
+    with pytest.raises(AssertionError, match=r"first\. Did you mean 'circle'\? Registered"):
+        create('cirle')
     with pytest.raises(AssertionError, match='shape is already an instance'):
         create(Circle(), size=2)
     with pytest.raises(AssertionError, match='shape must be of string type'):
