@@ -17,3 +17,9 @@ def _seed_everything():
     if hasattr(symmod, 'random'):
         symmod.random.seed(0)
     yield
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``slow`` run first (order otherwise kept): under ``-n 2`` a long test
+    handed out last would leave one worker running it alone at the end of the suite."""
+    items.sort(key=lambda item: item.get_closest_marker('slow') is None)

@@ -24,6 +24,7 @@ def train_mnist():
     return module
 
 
+@pytest.mark.slow
 def test_runs_from_a_checkout_without_install_and_reports_progress(tmp_path):
     # -S: no site processing, so the editable install's import hook is absent and symmod
     # comes only from the example's own sys.path entry; numpy/numba from site-packages
@@ -44,6 +45,7 @@ def test_runs_from_a_checkout_without_install_and_reports_progress(tmp_path):
     assert 'Final test accuracy' in log
 
 
+@pytest.mark.slow
 def test_documented_resume_is_warning_free(train_mnist, tmp_path, caplog, monkeypatch):
     prefix = str(tmp_path / 'mlp')
     monkeypatch.setattr(train_mnist, 'kernels_cached', lambda: False)

@@ -90,6 +90,7 @@ mon.tic(); mod.forward(next(iter(train)), is_train=False); mon.toc_print()
 '''
 
 
+@pytest.mark.slow
 def test_using_iterators_modules_and_callbacks_leaves_the_root_logger_unconfigured(tmp_path):
     result = _run('MNIST, RECORDIO = %r, %r\n' % (MNIST, RECORDIO) + '''
 import logging
@@ -135,11 +136,13 @@ fresh(3)
 '''
 
 
+@pytest.mark.slow
 def test_numba_compiler_loggers_stay_quiet_under_a_debug_root(tmp_path):
     result = _run(NUMBA_COMPILE.format(before=''), tmp_path)
     assert 'numba' not in result.stderr, result.stderr[:2000]
 
 
+@pytest.mark.slow
 def test_numba_loggers_configured_by_the_user_are_left_alone(tmp_path):
     result = _run(NUMBA_COMPILE.format(
         before="logging.getLogger('numba').setLevel(logging.DEBUG)"), tmp_path)

@@ -19,6 +19,7 @@ def example():
     return module
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize('extra', [[], ['--num-cpus', '2', '--hybridize']])
 def test_one_epoch_learns(example, caplog, extra):
     args = example.parse_args(['--num-epochs', '1'] + extra)
