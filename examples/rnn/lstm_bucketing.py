@@ -16,6 +16,7 @@ import gzip
 import logging
 import math
 import os
+import random
 import re
 import sys
 
@@ -102,9 +103,12 @@ def unigram_perplexity(train, val):
 def main(argv=None):
     args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, format='%(asctime)-15s %(message)s')
+    # every source of randomness: initialization (mx.random), each bucket's sentence order
+    # (numpy) and the batch order (Python's random, as MXNet's BucketSentenceIter uses)
     mx.random.seed(args.seed)
     import numpy as np
     np.random.seed(args.seed)
+    random.seed(args.seed)
     train_tokens, val_tokens = read_corpus(args)
     if args.max_sentences:
         train_tokens = train_tokens[:args.max_sentences]
