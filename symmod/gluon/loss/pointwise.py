@@ -3,6 +3,7 @@ Huber, hinges, logistic, KL divergence, Poisson): each returns one value per sam
 import math
 
 from ..._labels import warn_out_of_range
+from ...ndarray import NDArray
 from .base import Loss, _apply_weighting, _reshape_like
 
 __all__ = ['L2Loss', 'L1Loss', 'SoftmaxCrossEntropyLoss', 'SoftmaxCELoss',
@@ -93,7 +94,7 @@ class SoftmaxCrossEntropyLoss(Loss):
         if not self._from_logits:
             pred = F.log_softmax(pred, self._axis)
         if self._sparse_label:
-            if not getattr(self, '_labels_checked', False) and hasattr(label, 'asnumpy'):
+            if not getattr(self, '_labels_checked', False) and isinstance(label, NDArray):
                 # first imperative call only: pick clips an out-of-range label silently
                 self._labels_checked = True
                 warn_out_of_range('SoftmaxCrossEntropyLoss', label.asnumpy(),
