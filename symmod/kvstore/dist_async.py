@@ -55,6 +55,8 @@ class DistAsyncKVStore(DistStore):
 
     def __init__(self, kv_type='dist_async'):
         super().__init__(kv_type)
+        # workers of an asynchronous job may end far apart: the exit round waits
+        self._transport.exit_timeout = None
         if self._transport.servers:
             self._servers = _MPIServers.of(self._transport)
         elif self._transport.size == 1:
@@ -355,10 +357,10 @@ class _MPIServers:
         return reqs
 
     def _complete(self, sent, what):
-        requests = [req for req, _ in sent]
-        if not mpi.Poller(self.transport.timeout).wait(requests, self.mpi.Request.Testall):
-            self.transport.abort('sending %s to the servers has waited more than %g s'
-                                 % (what(), self.transport.timeout))
+        self.transport.wait([req for req, _ in sent], self.transport.timeout,
+                            lambda: '%s: sending %s to the servers has waited more than '
+                                    '%g s; ending the job' % (self.transport.where(), what(),
+                                                             self.transport.timeout))
 
     def _receive(self, dest, what):
         """The bytes of one reply from server ``dest``."""
@@ -370,10 +372,11 @@ class _MPIServers:
         return data
 
     def _wait(self, request, dest, what):
-        if not mpi.Poller(self.transport.timeout).wait(request, lambda r: r.Test()):
-            self.transport.abort('the reply of server rank %d to %s has not come within '
-                                 '%g s; aborting the job (%s sets the limit)'
-                                 % (dest, what(), self.transport.timeout, mpi.ENV_TIMEOUT))
+        timeout = self.transport.timeout
+        self.transport.wait([request], timeout, lambda: (
+            '%s: the reply of server rank %d to %s has not come within %g s; ending the '
+            'job (%s sets the limit)' % (self.transport.where(), dest, what(), timeout,
+                                         mpi.ENV_TIMEOUT)))
 
     def _call(self, requests, what):
         """Send ``requests`` [(dest, op, kid, payload, word, obj)], return their replies."""

@@ -106,25 +106,37 @@ class DistSyncKVStore(DistStore):
         priority : int, optional
             Accepted for compatibility (symmod runs synchronously).
         """
-        groups = group_pairs(self._parse(key, value, 'value'), self._sort_key)
+        self._push(group_pairs(self._parse(key, value, 'value'), self._sort_key), False)
+
+    def _push(self, groups, in_place):
+        """One round for ``groups`` [(key, values)]. With ``in_place``, a key pushed from
+        one device is summed inside that device's array (MXNet's dist workers overwrite
+        it too); returns {key: that array's host buffer}."""
         if not groups:
-            return
+            return {}
         keys = [k for k, _ in groups]
         stored = [self._stored(k) for k in keys]
         sends = [self._worker_sum(k, vals, s) for (k, vals), s in zip(groups, stored)]
+        reduced = {}
+        if in_place and self._compression is None:
+            for (k, vals), send, s in zip(groups, sends, stored):
+                if len(vals) == 1 and send is vals[0]._data and send.flags.c_contiguous \
+                        and send.dtype == s.dtype:
+                    reduced[k] = send
         if self._updater is None:
-            recvs = [self._host_target(s) for s in stored]
+            recvs = [reduced.get(k, self._host_target(s)) for k, s in zip(keys, stored)]
         else:
-            recvs = [self._merged_buffer(k, s) for k, s in zip(keys, stored)]
+            recvs = [reduced.get(k) if k in reduced else self._merged_buffer(k, s)
+                     for k, s in zip(keys, stored)]
         if self._compression is not None:
             self._reduce_compressed(keys, sends, recvs)
         else:
             self._fusion.allreduce(keys, sends, recvs)
         if self._updater is None:
-            for s, r in zip(stored, recvs):
-                if _device.is_gpu(s.context):
+            for k, s, r in zip(keys, stored, recvs):
+                if k in reduced or _device.is_gpu(s.context):
                     _device.copy_into(s._data, r)
-            return
+            return reduced
         grads = [NDArray(_device.to_context(r, s.context), s.context)
                  for r, s in zip(recvs, stored)]
         if isinstance(self._updater, opt.Updater):
@@ -132,6 +144,7 @@ class DistSyncKVStore(DistStore):
         else:
             for k, g, s in zip(keys, grads, stored):
                 self._updater(k, g, s)
+        return {}
 
     def _worker_sum(self, key, values, stored):
         """This worker's sum of ``values`` as a host array (the value itself for one)."""
@@ -188,8 +201,18 @@ class DistSyncKVStore(DistStore):
         priority : int, optional
             Accepted for compatibility.
         """
-        self.push(key, value, priority)
-        self.pull(key, value if out is None else out, priority)
+        reduced = self._push(group_pairs(self._parse(key, value, 'value'), self._sort_key),
+                             True)
+        outs = group_pairs(self._parse(key, value if out is None else out, 'out'),
+                           self._sort_key)
+        for k, dsts in outs:
+            stored = self._stored(k)
+            for dst in dsts:
+                if dst.shape != stored.shape:
+                    raise MXNetError('pull of key %r: output has shape %s, the stored value '
+                                     'has shape %s' % (k, dst.shape, stored.shape))
+                if reduced.get(k) is not dst._data:     # else it holds the sum already
+                    _device.copy_into(dst._data, stored._data)
 
     # ---- optimizer states -------------------------------------------------------------------
     def save_optimizer_states(self, fname, dump_optimizer=False):

@@ -16,7 +16,8 @@ headers are what make failures end the job instead of hanging it:
   sends an *exit* header; a worker waiting in a later round receives it and aborts
   the job, naming the keys it waited for and the rank that left;
 - a round that waits longer than ``SYMMOD_KVSTORE_TIMEOUT`` seconds (default 600,
-  0 waits forever) aborts the job naming the key and the ranks that did not arrive;
+  0 waits forever) ends the job naming the key and the ranks that did not arrive (the
+  waits themselves are MPI's blocking ones; a watchdog thread keeps the time);
 - workers whose rounds disagree (different keys, shapes or order) raise MXNetError
   instead of summing unrelated values;
 - an uncaught exception on any rank prints its traceback and aborts the job (as
@@ -26,6 +27,7 @@ import atexit
 import os
 import socket
 import sys
+import threading
 import time
 import zlib
 
@@ -113,32 +115,62 @@ def report(message):
 
 
 class Poller:
-    """Waits on MPI requests: spins for a moment, then sleeps in growing steps.
-
-    Spinning first keeps the common case (the peers are already there) fast;
-    sleeping afterwards leaves the cores to the ranks still computing.
-    """
+    """Waits without MPI's blocking calls: spins for a moment, then sleeps in growing
+    steps (the dist_async servers wait like this, so that idle servers leave the cores
+    to the workers)."""
     SPIN_SECONDS = 0.002
 
-    def __init__(self, timeout):
-        self.timeout = timeout
-
-    def wait(self, requests, test):
-        """Wait until ``test(requests)`` is true; return False on timeout."""
-        if test(requests):
-            return True
+    def wait(self, test):
+        """Return once ``test()`` is true."""
+        if test():
+            return
         start = time.monotonic()
-        deadline = None if self.timeout is None else start + self.timeout
         delay = 0.0
-        while True:
-            if test(requests):
-                return True
+        while not test():
             now = time.monotonic()
-            if deadline is not None and now > deadline:
-                return False
             if now - start > self.SPIN_SECONDS:
                 time.sleep(delay)
                 delay = min(max(delay * 2, 5e-5), 1e-3 if now - start < 1.0 else 1e-2)
+
+
+class Watchdog:
+    """Ends the job when one blocking wait of this process lasts too long.
+
+    The main thread waits inside MPI (as fast as MPI can: no Python loop); before each
+    wait it *arms* the watchdog with a deadline and a function that describes the wait.
+    A daemon thread, which makes no MPI call, checks the deadline; past it, it prints
+    the description and ends the process with exit code 1, which makes ``mpiexec`` end
+    the whole job.
+    """
+
+    def __init__(self):
+        self._deadline = None
+        self._describe = None
+        self._thread = threading.Thread(target=self._run, name='symmod-kvstore-watchdog',
+                                        daemon=True)
+        self._thread.start()
+
+    def arm(self, timeout, describe):
+        """Watch the wait that starts now (``timeout`` None: no limit)."""
+        if timeout is not None:
+            self._describe = describe
+            self._deadline = time.monotonic() + timeout
+
+    def disarm(self):
+        """The wait has ended."""
+        self._deadline = None
+
+    def _run(self):
+        while True:
+            deadline = self._deadline
+            now = time.monotonic()
+            if deadline is None:
+                time.sleep(0.5)
+            elif now < deadline:
+                time.sleep(min(0.5, deadline - now + 0.01))
+            elif self._deadline is deadline:
+                report(self._describe())
+                os._exit(1)     # pylint: disable=protected-access
 
 
 class SingleTransport:
@@ -213,26 +245,37 @@ class WorkerTransport:
         self._exit_hooks = []
         self._stop_hooks = []
         self._native = {}
+        self.watchdog = Watchdog()
         _install_excepthook(self)
         atexit.register(self._at_exit)
 
     # ---- rounds --------------------------------------------------------------------------
+    def wait(self, requests, timeout, describe):
+        """Wait for ``requests`` inside MPI; past ``timeout`` seconds the watchdog prints
+        ``describe()`` and ends the job."""
+        self.watchdog.arm(timeout, describe)
+        self.mpi.Request.Waitall(requests)
+        self.watchdog.disarm()
+
     def _exchange(self, kind, sig, describe):
         """Send this rank's header to every peer and receive theirs (one round)."""
         number = self.rounds + 1
         self._header[:] = (kind, number, sig, 0)
-        recvs = [self.control.Irecv(self._peer_headers[p], source=p, tag=_TAG_HEADER)
-                 for p in self.peers]
-        sends = [self.control.Isend(self._header, dest=p, tag=_TAG_HEADER)
-                 for p in self.peers]
-        poller = Poller(self.exit_timeout if kind == EXIT else self.timeout)
-        if not poller.wait(recvs + sends, self.mpi.Request.Testall):
-            missing = [p for p, req in zip(self.peers, recvs) if not req.Test()]
-            self.abort('%s of %s (round %d) has waited more than %g s for rank%s %s of '
-                       'ranks 0-%d; aborting the job (%s sets the limit)'
-                       % (_KIND_NAMES[kind], describe(), number, poller.timeout,
-                          's' if len(missing) > 1 else '',
-                          ', '.join(map(str, missing)), self.size - 1, ENV_TIMEOUT))
+        self._peer_headers[:, 1] = -1      # a received header overwrites the round number
+        requests = [self.control.Irecv(self._peer_headers[p], source=p, tag=_TAG_HEADER)
+                    for p in self.peers]
+        requests += [self.control.Isend(self._header, dest=p, tag=_TAG_HEADER)
+                     for p in self.peers]
+        timeout = self.exit_timeout if kind == EXIT else self.timeout
+
+        def late():
+            missing = [p for p in self.peers if self._peer_headers[p][1] < 0]
+            return ('%s: %s of %s (round %d) has waited more than %g s for rank%s %s of '
+                    'ranks 0-%d; ending the job (%s sets the limit)'
+                    % (self.where(), _KIND_NAMES[kind], describe(), number, timeout,
+                       's' if len(missing) > 1 else '', ', '.join(map(str, missing)),
+                       self.size - 1, ENV_TIMEOUT))
+        self.wait(requests, timeout, late)
         self.rounds = number
         return number
 

@@ -113,14 +113,14 @@ def serve(world, mpi_module):
     status = mpi_module.Status()
     header = np.empty(4, dtype=np.int64)
     replies = _Replies(world, mpi_module)
-    poller = mpi.Poller(None)
+    poller = mpi.Poller()
 
-    def arrived(_):
+    def arrived():
         replies.progress()
         return world.Iprobe(source=mpi_module.ANY_SOURCE, tag=TAG_REQUEST)
 
     while True:
-        poller.wait(None, arrived)
+        poller.wait(arrived)
         world.Recv(header, source=mpi_module.ANY_SOURCE, tag=TAG_REQUEST, status=status)
         source = status.Get_source()
         op, kid, nbytes = int(header[0]), int(header[1]), int(header[2])

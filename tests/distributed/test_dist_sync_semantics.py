@@ -55,6 +55,11 @@ def test_pushpull(ranks, key):
     assert ranks[-1]['pushpull_%s' % key].dtype == np.dtype(KEYS[key][1])
 
 
+def test_pushpull_from_one_device_in_place_and_stored(ranks):
+    close(ranks[0]['inplace_9'], total(9, 5, devices=(0,)), 'float32')
+    np.testing.assert_array_equal(ranks[0]['inplace_pull_9'], ranks[0]['inplace_9'])
+
+
 def test_broadcast_copies_rank0_value_to_every_output(ranks):
     for dev in range(2):
         np.testing.assert_array_equal(ranks[1]['broadcast'][dev], value(3, 0, 0, 4))

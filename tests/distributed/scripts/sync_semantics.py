@@ -54,6 +54,13 @@ for k, o in zip(str_keys, outs):
     saved['pushpull_out_%s' % k] = o.asnumpy()
 kv, str_kv = str_kv, kv
 
+# pushpull from one device sums in place; a later pull still returns the sum
+one = nd(9, 0, 5)
+kv.pushpull(9, one)
+saved['inplace_9'] = one.asnumpy()
+one[:] = 0
+saved['inplace_pull_9'] = pulled(9)
+
 # broadcast: rank 0's value lands in every output
 bouts = [mx.nd.zeros((2, 3), ctx=c) for c in ctxs]
 kv.broadcast(11, mx.nd.array(value(3, r, 0, 4)), out=bouts)
