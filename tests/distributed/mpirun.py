@@ -27,11 +27,13 @@ def job_env(extra=None):
     return env
 
 
-def start(script, workers, out, servers=0, args=(), env=None, timeout=150):
+def start(script, workers, out, servers=0, args=(), env=None, timeout=150, hostfile=None):
     """Start the job without waiting; :func:`finish` collects it."""
     cmd = [sys.executable, '-m', 'symmod.launch', '-n', str(workers), '-s', str(servers),
-           '--timeout', str(timeout), sys.executable, os.path.join(SCRIPTS, script),
-           str(out)] + [str(a) for a in args]
+           '--timeout', str(timeout)]
+    if hostfile:
+        cmd += ['-H', str(hostfile), '--launcher', 'mpi']
+    cmd += [sys.executable, os.path.join(SCRIPTS, script), str(out)] + [str(a) for a in args]
     os.makedirs(out, exist_ok=True)
     proc = subprocess.Popen(cmd, env=job_env(env), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)

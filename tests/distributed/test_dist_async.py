@@ -1,6 +1,7 @@
-"""dist_async with 2 workers and 2 servers (4 processes on 2 cores): every push is
-applied exactly once, as it arrives; the final weights equal a replay of the arrival
-order. Also pushpull, 2-bit compression, states gathered from both servers, Module.fit."""
+"""dist_async with 2 workers and 2 servers (4 processes on 2 cores, started through a
+hostfile): every push is applied exactly once, as it arrives; the final weights equal a
+replay of the arrival order. Also pushpull, 2-bit compression, states gathered from both
+servers, Module.fit."""
 import numpy as np
 import pytest
 
@@ -15,8 +16,10 @@ SIZE = WORKERS * STEPS
 
 @pytest.fixture(scope='module')
 def job(tmp_path_factory):
-    return mpirun.run('async_pushes.py', WORKERS, tmp_path_factory.mktemp('async'),
-                      servers=SERVERS)
+    out = tmp_path_factory.mktemp('async')
+    hostfile = out / 'hosts'
+    hostfile.write_text('localhost slots=%d\n' % (WORKERS + SERVERS))    # -H, as on a cluster
+    return mpirun.run('async_pushes.py', WORKERS, out, servers=SERVERS, hostfile=hostfile)
 
 
 @pytest.fixture(scope='module')

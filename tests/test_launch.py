@@ -1,0 +1,57 @@
+"""python -m symmod.launch: the mpiexec command it builds (MXNet's launch.py flags), for
+Open MPI and for MPICH/Hydra, and its argument errors. Real jobs run through it in
+tests/distributed (one of them with a hostfile)."""
+import sys
+
+import pytest
+
+from symmod import launch
+
+
+def command(argv, flavour='openmpi'):
+    args = launch.parser().parse_args(argv)
+    if args.launcher is None:
+        args.launcher = 'mpi' if args.hostfile else 'local'
+    return launch.mpiexec_command(args, '/x/mpiexec', flavour)
+
+
+def test_open_mpi_command():
+    cmd, env = command(['-n', '2', '-s', '1', 'python', 'train.py', '--kv-store',
+                        'dist_async'])
+    assert cmd == ['/x/mpiexec', '-n', '3', '--oversubscribe', '--bind-to', 'none',
+                   '-x', 'SYMMOD_NUM_SERVERS=1', sys.executable, 'train.py', '--kv-store',
+                   'dist_async']
+    assert env == {'SYMMOD_NUM_SERVERS': '1'}
+
+
+def test_hostfile_ssh_and_env(monkeypatch):
+    monkeypatch.setenv('FOO', 'bar')
+    cmd, _ = command(['-n', '4', '-H', 'hosts', '--launcher', 'ssh', '--env', 'FOO',
+                      '--env', 'A:1', 'python3', 'x.py'])
+    assert cmd[:10] == ['/x/mpiexec', '-n', '4', '--oversubscribe', '--bind-to', 'none',
+                        '--hostfile', 'hosts', '--mca', 'plm_rsh_agent']
+    assert '-x' in cmd and 'FOO=bar' in cmd and 'A=1' in cmd
+    assert cmd[-2:] == [sys.executable, 'x.py']
+
+
+def test_mpich_command():
+    cmd, _ = command(['-n', '2', '-H', 'hosts', '--launcher', 'ssh', './run.sh'], 'mpich')
+    assert cmd == ['/x/mpiexec', '-n', '2', '-f', 'hosts', '-launcher', 'ssh', '-genv',
+                   'SYMMOD_NUM_SERVERS', '0', './run.sh']
+
+
+@pytest.mark.parametrize('argv,message', [
+    (['-n', '2'], 'the command to launch is missing'),
+    (['-n', '0', 'python', 'x.py'], 'need -n >= 1'),
+    (['-n', '2', '--launcher', 'ssh', 'python', 'x.py'], 'needs a hostfile'),
+])
+def test_argument_errors(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        launch.main(argv)
+    assert message in capsys.readouterr().err
+
+
+def test_timeout_ends_the_job(tmp_path):
+    code = launch.main(['-n', '1', '--timeout', '3', sys.executable, '-c',
+                        'import time; time.sleep(60)'])
+    assert code == 124
