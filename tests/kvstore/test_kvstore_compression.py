@@ -127,3 +127,35 @@ def test_compression_needs_float32():
     kv.init(0, mx.nd.zeros((2,), dtype='float64'))
     with pytest.raises(MXNetError, match='float32'):
         kv.push(0, mx.nd.zeros((2,), dtype='float64'))
+
+
+def mxnet_packed_bytes(codes):
+    """MXNet's 2bit layout, written out: 16 values per float32 word, 4 per byte from the
+    high bits; 0b11 for +threshold, 0b10 for -threshold."""
+    out = np.zeros(((len(codes) + 15) // 16) * 4, dtype=np.uint8)
+    for i, code in enumerate(codes):
+        shift = 6 - 2 * (i % 4)
+        if code > 0:
+            out[i // 4] |= 0b11 << shift
+        elif code < 0:
+            out[i // 4] |= 0b10 << shift
+    return out
+
+
+@pytest.mark.parametrize('size', [1, 15, 16, 17, 37])
+def test_worker_packing_is_mxnet_layout_and_keeps_the_residual(size):
+    from symmod.kvstore.compression import WorkerCompression, packed_nbytes
+    rng = np.random.RandomState(size)
+    comp = WorkerCompression(0.5)
+    residual = np.zeros(size, np.float32)
+    for _ in range(3):
+        grad = rng.normal(0, 0.6, size).astype(np.float32)
+        packed = np.empty(packed_nbytes(size), np.uint8)
+        comp.encode('k', grad, packed)
+        r = residual + grad
+        q = np.where(r >= 0.5, 0.5, np.where(r <= -0.5, -0.5, 0)).astype(np.float32)
+        residual = r - q
+        np.testing.assert_array_equal(packed, mxnet_packed_bytes(np.sign(q)))
+        total = np.zeros(size, np.float32)
+        comp.decode_sum([packed, packed], total)    # two workers sent the same codes
+        np.testing.assert_array_equal(total, 2 * q)
