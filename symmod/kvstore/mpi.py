@@ -16,8 +16,8 @@ headers are what make failures end the job instead of hanging it:
   sends an *exit* header; a worker waiting in a later round receives it and aborts
   the job, naming the keys it waited for and the rank that left;
 - a round that waits longer than ``SYMMOD_KVSTORE_TIMEOUT`` seconds (default 600,
-  0 waits forever) ends the job naming the key and the ranks that did not arrive (the
-  waits themselves are MPI's blocking ones; a watchdog thread keeps the time);
+  0 waits forever) ends the job naming the key and the ranks that did not arrive (a
+  watchdog thread keeps the time);
 - workers whose rounds disagree (different keys, shapes or order) raise MXNetError
   instead of summing unrelated values;
 - an uncaught exception on any rank prints its traceback and aborts the job (as
@@ -70,6 +70,9 @@ def import_mpi():
     if 'mpi4py.MPI' not in sys.modules:
         # only the main thread talks to MPI; 'multiple' costs time in some MPIs
         mpi4py.rc.thread_level = 'funneled'
+        # Open MPI: a rank waiting inside a collective yields its core (instead of
+        # spinning on it) - on a busy machine the rank it waits for may need that core
+        os.environ.setdefault('OMPI_MCA_mpi_yield_when_idle', '1')
     from mpi4py import MPI
     return MPI
 
@@ -116,9 +119,13 @@ def report(message):
 
 class Poller:
     """Waits without MPI's blocking calls: spins for a moment, then sleeps in growing
-    steps (the dist_async servers wait like this, so that idle servers leave the cores
-    to the workers)."""
-    SPIN_SECONDS = 0.002
+    steps, so that a process that waits long (for a slower rank, or a server between
+    requests) leaves its core to the processes that compute. MPI's own blocking waits
+    spin (or yield) and keep the core busy, which starves the very rank they wait for
+    when the machine has fewer free cores than ranks."""
+
+    def __init__(self, spin=1e-4):
+        self.spin = spin
 
     def wait(self, test):
         """Return once ``test()`` is true."""
@@ -128,7 +135,7 @@ class Poller:
         delay = 0.0
         while not test():
             now = time.monotonic()
-            if now - start > self.SPIN_SECONDS:
+            if now - start > self.spin:
                 time.sleep(delay)
                 delay = min(max(delay * 2, 5e-5), 1e-3 if now - start < 1.0 else 1e-2)
 
@@ -246,15 +253,17 @@ class WorkerTransport:
         self._stop_hooks = []
         self._native = {}
         self.watchdog = Watchdog()
+        self._poller = Poller()
         _install_excepthook(self)
         atexit.register(self._at_exit)
 
     # ---- rounds --------------------------------------------------------------------------
     def wait(self, requests, timeout, describe):
-        """Wait for ``requests`` inside MPI; past ``timeout`` seconds the watchdog prints
-        ``describe()`` and ends the job."""
+        """Wait for ``requests`` (a Poller wait); past ``timeout`` seconds the watchdog
+        prints ``describe()`` and ends the job."""
         self.watchdog.arm(timeout, describe)
-        self.mpi.Request.Waitall(requests)
+        testall = self.mpi.Request.Testall
+        self._poller.wait(lambda: testall(requests))
         self.watchdog.disarm()
 
     def _exchange(self, kind, sig, describe):
