@@ -49,3 +49,6 @@ from . import random_pdf
 from . import amp
 from . import im2col
 from . import storage
+from . import resize
+from . import quantization
+from . import attention

@@ -12,8 +12,10 @@ from recorded_cases import case_names, replay
 
 TESTED_OPS = {'GridGenerator', 'BilinearSampler', 'SpatialTransformer', 'Crop', 'ROIPooling',
               'Correlation', 'SVMOutput', 'IdentityAttachKLSparseReg', '_contrib_ROIAlign',
-              '_contrib_PSROIPooling'}
-RECORDED = TESTED_OPS | {'contrib.ROIAlign', 'contrib.PSROIPooling'}
+              '_contrib_PSROIPooling', '_contrib_BilinearResize2D',
+              '_contrib_AdaptiveAvgPooling2D'}
+RECORDED = TESTED_OPS | {'contrib.ROIAlign', 'contrib.PSROIPooling', 'contrib.BilinearResize2D',
+                         'contrib.AdaptiveAvgPooling2D'}
 REFERENCE = 'ops_vision_reference.npz'
 RNG = np.random.RandomState(7)
 
@@ -151,3 +153,13 @@ def test_roi_align_and_psroi_numeric_gradient(make):
     sym = make(mx.sym.var('data'), mx.sym.var('rois'))
     _check_gradient(sym, {'data': RNG.randn(1, 4, 5, 5),
                           'rois': np.array([[0, 0.3, 0.6, 3.4, 3.7]])}, grad_nodes=['data'])
+
+
+@pytest.mark.parametrize('make, shape', [
+    (lambda d: mx.sym.contrib.BilinearResize2D(d, height=5, width=3), (1, 2, 3, 4)),
+    (lambda d: mx.sym.contrib.BilinearResize2D(d, height=2, width=7, align_corners=False),
+     (1, 1, 4, 3)),
+    (lambda d: mx.sym.contrib.AdaptiveAvgPooling2D(d, output_size=(2, 3)), (2, 1, 5, 7)),
+])
+def test_resize_numeric_gradient(make, shape):
+    _check_gradient(make(mx.sym.var('data')), {'data': RNG.randn(*shape)})

@@ -173,9 +173,29 @@ def amp_cases():
          {'array_0': randn(2, 2), 'array_1': randn(3)}, backward=False)
 
 
+def quantization_attention_cases():
+    # MXNet's MKLDNN build computes uint8 quantize and dequantize its own way (the plain CPU
+    # kernels, which symmod follows, differ): only int8 quantize is recorded
+    case('quantize_int8', 'contrib.quantize', {'out_type': 'int8'},
+         {'data': uniform(-0.8, 1.2, 3, 4), 'min_range': np.array([-0.8], np.float32),
+          'max_range': np.array([1.2], np.float32)}, backward=False)
+    heads = 2
+    qkv = randn(5, 3, heads * 3 * 4)
+    case('selfatt_qk', 'contrib.interleaved_matmul_selfatt_qk', {'heads': heads},
+         {'queries_keys_values': qkv})
+    case('selfatt_valatt', 'contrib.interleaved_matmul_selfatt_valatt', {'heads': heads},
+         {'queries_keys_values': qkv, 'attention': randn(heads * 3, 5, 5)})
+    queries, kv = randn(4, 3, heads * 4), randn(6, 3, heads * 2 * 4)
+    case('encdec_qk', 'contrib.interleaved_matmul_encdec_qk', {'heads': heads},
+         {'queries': queries, 'keys_values': kv})
+    case('encdec_valatt', 'contrib.interleaved_matmul_encdec_valatt', {'heads': heads},
+         {'keys_values': kv, 'attention': randn(heads * 3, 4, 6)})
+
+
 if __name__ == '__main__':
     bbox_cases()
     multibox_cases()
     misc_cases()
     amp_cases()
+    quantization_attention_cases()
     write(OUT)

@@ -66,6 +66,23 @@ def build_cases():
                                                      'pooled_size': 3, 'group_size': 2},
          {'data': feat, 'rois': align_rois[:3]})
 
+    img = randn(2, 3, 5, 6)
+    resize = 'contrib.BilinearResize2D'
+    case('resize_up', resize, {'height': 9, 'width': 11}, {'data': img})
+    case('resize_down_noalign', resize, {'height': 3, 'width': 4, 'align_corners': False},
+         {'data': img})
+    case('resize_scale', resize, {'scale_height': 1.5, 'scale_width': 0.7}, {'data': img})
+    case('resize_odd_scale', resize, {'mode': 'odd_scale', 'scale_height': 2.0,
+                                      'scale_width': 0.5}, {'data': img})
+    case('resize_like', resize, {'mode': 'like'}, {'data': img, 'like': randn(2, 1, 7, 2)})
+    case('resize_to_odd_up', resize, {'mode': 'to_odd_up'}, {'data': img})
+    case('resize_to_even_down', resize, {'mode': 'to_even_down'}, {'data': randn(1, 2, 5, 7)})
+    case('resize_one', resize, {'height': 1, 'width': 1}, {'data': img})
+    pool = 'contrib.AdaptiveAvgPooling2D'
+    case('adaptive_2x4', pool, {'output_size': (2, 4)}, {'data': img})
+    case('adaptive_square', pool, {'output_size': 4}, {'data': randn(1, 2, 7, 9)})
+    case('adaptive_global', pool, {}, {'data': img})
+
     a, b = randn(2, 3, 6, 7), randn(2, 3, 6, 7)
     case('corr_mul', 'Correlation', {'kernel_size': 1, 'max_displacement': 2, 'pad_size': 2},
          {'data1': a, 'data2': b})
