@@ -52,3 +52,4 @@ from . import storage
 from . import resize
 from . import quantization
 from . import attention
+from . import deformable_conv

@@ -13,9 +13,11 @@ from recorded_cases import case_names, replay
 TESTED_OPS = {'GridGenerator', 'BilinearSampler', 'SpatialTransformer', 'Crop', 'ROIPooling',
               'Correlation', 'SVMOutput', 'IdentityAttachKLSparseReg', '_contrib_ROIAlign',
               '_contrib_PSROIPooling', '_contrib_BilinearResize2D',
-              '_contrib_AdaptiveAvgPooling2D'}
+              '_contrib_AdaptiveAvgPooling2D',
+              '_contrib_DeformableConvolution', '_contrib_ModulatedDeformableConvolution'}
 RECORDED = TESTED_OPS | {'contrib.ROIAlign', 'contrib.PSROIPooling', 'contrib.BilinearResize2D',
-                         'contrib.AdaptiveAvgPooling2D'}
+                         'contrib.AdaptiveAvgPooling2D', 'contrib.DeformableConvolution',
+                         'contrib.ModulatedDeformableConvolution'}
 REFERENCE = 'ops_vision_reference.npz'
 RNG = np.random.RandomState(7)
 
@@ -163,3 +165,19 @@ def test_roi_align_and_psroi_numeric_gradient(make):
 ])
 def test_resize_numeric_gradient(make, shape):
     _check_gradient(make(mx.sym.var('data')), {'data': RNG.randn(*shape)})
+
+
+@pytest.mark.parametrize('modulated', [False, True])
+def test_deformable_convolution_numeric_gradient(modulated):
+    names = ['data', 'offset'] + (['mask'] if modulated else []) + ['weight', 'bias']
+    op = mx.sym.contrib.ModulatedDeformableConvolution if modulated else \
+        mx.sym.contrib.DeformableConvolution
+    sym = op(*[mx.sym.var(n) for n in names], kernel=(2, 2), pad=(1, 0), num_filter=2,
+             num_deformable_group=2)
+    # offsets away from integers, where the bilinear sampling is differentiable
+    offsets = np.round(RNG.uniform(-1.5, 1.5, (1, 16, 4, 2)) * 4) / 4 + 0.13
+    location = {'data': RNG.randn(1, 2, 3, 3), 'offset': offsets,
+                'weight': RNG.randn(2, 2, 2, 2), 'bias': RNG.randn(2)}
+    if modulated:
+        location['mask'] = RNG.uniform(0.2, 1, (1, 8, 4, 2))
+    _check_gradient(sym, location)

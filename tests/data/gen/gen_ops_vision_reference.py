@@ -83,6 +83,23 @@ def build_cases():
     case('adaptive_square', pool, {'output_size': 4}, {'data': randn(1, 2, 7, 9)})
     case('adaptive_global', pool, {}, {'data': img})
 
+    # MXNet 1.9.1 runs deformable convolutions forward only on the CPU
+    offsets = randn(2, 2 * 2 * 9, 5, 6) * 1.5
+    dcn_args = {'data': randn(2, 4, 5, 6), 'offset': offsets, 'weight': randn(6, 2, 3, 3),
+                'bias': randn(6)}
+    case('deform_conv', 'contrib.DeformableConvolution',
+         {'kernel': (3, 3), 'pad': (1, 1), 'num_filter': 6, 'num_group': 2,
+          'num_deformable_group': 2}, dcn_args, backward=False)
+    case('deform_conv_stride_dilate', 'contrib.DeformableConvolution',
+         {'kernel': (2, 2), 'stride': (2, 1), 'dilate': (2, 2), 'num_filter': 3,
+          'no_bias': True},
+         {'data': randn(1, 3, 6, 7), 'offset': randn(1, 8, 2, 5), 'weight': randn(3, 3, 2, 2)},
+         backward=False)
+    case('modulated_deform_conv', 'contrib.ModulatedDeformableConvolution',
+         {'kernel': (3, 3), 'pad': (1, 1), 'num_filter': 6, 'num_group': 2,
+          'num_deformable_group': 2},
+         dict(dcn_args, mask=uniform(0, 1, 2, 2 * 9, 5, 6)), backward=False)
+
     a, b = randn(2, 3, 6, 7), randn(2, 3, 6, 7)
     case('corr_mul', 'Correlation', {'kernel_size': 1, 'max_displacement': 2, 'pad_size': 2},
          {'data1': a, 'data2': b})
