@@ -4,8 +4,9 @@ _contrib_ModulatedDeformableConvolution (v2, with a mask).
 Each kernel tap (i, j) at output position (h, w) reads the input not at the regular grid
 point but at ``(h * stride - pad + i * dilate + dy, w * stride - pad + j * dilate + dx)``,
 the learnt ``offset`` (N, groups * 2 * kh * kw, oh, ow) holding (dy, dx) per deformable
-group of channels, with bilinear interpolation (points outside ``(-1, size)`` read 0;
-corners outside the image count as 0), and (v2) scaled by ``mask`` (N, groups * kh * kw,
+group of channels, with bilinear interpolation (v2: points outside ``(-1, size)`` read 0 and corners outside
+the image count as 0; v1 as MXNet's CPU kernel: points need ``[0, size)`` and corners
+clamp to the last row/column), and (v2) scaled by ``mask`` (N, groups * kh * kw,
 oh, ow). The sampled columns are then multiplied by the weight as in Convolution.
 Gradients flow to the data, the offsets (through the interpolation weights), the mask,
 the weight and the bias; MXNet 1.9.1 computes these on the GPU only.
