@@ -18,6 +18,7 @@ from ..base import parse_bool, parse_int, parse_optional, parse_tuple
 from .common import choice, int_shape, kernel_array, store_from
 from .conv import _spatial_params, conv_output_size
 from .registry import Operator, Param, ShapeError, register
+from .sampling import _corner as _at, _scatter as _put
 
 __all__ = []
 
@@ -45,19 +46,6 @@ def _taps(height, width, y, x, clamped):
         x0 = x1 = width - 1
         lx, moves_x = 0.0, False
     return valid, y0, y1, x0, x1, ly, lx, moves_y, moves_x
-
-
-@numba.njit(cache=True, nogil=True, error_model='numpy')
-def _at(data, n, c, y, x):
-    if 0 <= y < data.shape[2] and 0 <= x < data.shape[3]:
-        return data[n, c, y, x]
-    return 0.0
-
-
-@numba.njit(cache=True, nogil=True, error_model='numpy')
-def _put(grad, n, c, y, x, value):
-    if 0 <= y < grad.shape[2] and 0 <= x < grad.shape[3]:
-        grad[n, c, y, x] += value
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
