@@ -31,6 +31,7 @@ from . import upsampling
 from . import sorting
 from . import legacy
 from . import ctc
+from . import sync_batch_norm
 from . import sampling
 from . import crop
 from . import roi

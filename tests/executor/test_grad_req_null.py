@@ -56,6 +56,7 @@ SAMPLES = {
     'Reshape': ({'shape': (3, 2)}, [(2, 3)]),
     'SliceChannel': ({'num_outputs': 3}, [(2, 3)]),
     'UpSampling': ({'scale': 2, 'sample_type': 'nearest', 'num_args': 1}, [(1, 1, 2, 2)]),
+    '_contrib_SyncBatchNorm': ({'key': 'null_req'}, [(2, 3, 2), (3,), (3,)]),
     '_linalg_det': ({}, [_spd()]),
     '_linalg_extractdiag': ({}, [(3, 3)]),
     '_linalg_extracttrian': ({}, [(3, 3)]),

@@ -1,5 +1,7 @@
-"""``mx.gluon.contrib``: MXNet's contributed gluon blocks; here the recurrent cells of
-``gluon.contrib.rnn`` (LSTMPCell, VariationalDropoutCell)."""
+"""``mx.gluon.contrib``: MXNet's contributed gluon blocks: ``nn`` (Concurrent, Identity,
+SyncBatchNorm, PixelShuffle), ``rnn`` (convolutional cells, LSTMPCell,
+VariationalDropoutCell)."""
+from . import nn
 from . import rnn
 
-__all__ = ['rnn']
+__all__ = ['nn', 'rnn']

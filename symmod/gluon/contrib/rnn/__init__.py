@@ -1,7 +1,13 @@
-"""``mx.gluon.contrib.rnn``: the projected LSTM cell and variational dropout. They live
-with the other cells (gluon/rnn/cells.py and modifiers.py); this is MXNet's path to
-them."""
+"""``mx.gluon.contrib.rnn``: the convolutional recurrent cells (conv_rnn_cell.py), the
+projected LSTM cell and variational dropout (these two live with the other cells, in
+gluon/rnn/cells.py and modifiers.py)."""
 from ...rnn.cells import LSTMPCell
 from ...rnn.modifiers import VariationalDropoutCell
+from .conv_rnn_cell import (Conv1DRNNCell, Conv2DRNNCell, Conv3DRNNCell, Conv1DLSTMCell,
+                            Conv2DLSTMCell, Conv3DLSTMCell, Conv1DGRUCell, Conv2DGRUCell,
+                            Conv3DGRUCell)
 
-__all__ = ['VariationalDropoutCell', 'LSTMPCell']
+__all__ = ['Conv1DRNNCell', 'Conv2DRNNCell', 'Conv3DRNNCell',
+           'Conv1DLSTMCell', 'Conv2DLSTMCell', 'Conv3DLSTMCell',
+           'Conv1DGRUCell', 'Conv2DGRUCell', 'Conv3DGRUCell',
+           'VariationalDropoutCell', 'LSTMPCell']
