@@ -14,6 +14,7 @@ from .. import initializer, ndarray
 from .. import name as _name
 from ..ndarray import NDArray
 from ..symbol import Symbol
+from .block_saving import save_block, load_block
 from .parameter import Parameter, ParameterDict
 from .utils import _indent, _brief_print_list, HookHandle
 
@@ -296,6 +297,17 @@ class Block:
             reverse = {v: k for k, v in params.items()}
             params = {v: k for k, v in reverse.items()}
         ndarray.save(filename, {key: val._reduce() for key, val in params.items()})
+
+    def save(self, prefix):
+        """Save the model's structure (``<prefix>-model.json``: names, children and the
+        cached graphs of hybridized blocks) and Parameters (``<prefix>-model.params``),
+        in MXNet 1.9.1's format; :meth:`load` restores them into the same model class."""
+        save_block(self, prefix)
+
+    def load(self, prefix):
+        """Load what :meth:`save` wrote into this block (built the same way): block and
+        Parameter names, hybridized graphs, Parameter values."""
+        load_block(self, prefix)
 
     def save_params(self, filename):
         """[Deprecated] Use :meth:`save_parameters`."""

@@ -101,3 +101,34 @@ def test_symbolic_graph_uses_the_fused_operator():
     assert ops.count('RNN') == 1 and ops.count('_rnn_param_concat') == 1
     assert ops.count('Reshape') == 8
     assert out.infer_shape(data=(4, 2, 5))[1] == [(4, 2, 3)]
+
+
+# ---- _unfuse: the layer as a stack of step cells ------------------------------------------
+@pytest.mark.parametrize('cls,kwargs', [(mx.gluon.rnn.LSTM, {'bidirectional': True}),
+                                        (mx.gluon.rnn.GRU, {}),
+                                        (mx.gluon.rnn.RNN, {'activation': 'tanh'})])
+def test_unfused_stack_shares_parameters_and_computes_the_same(cls, kwargs):
+    layer = cls(4, num_layers=2, input_size=3, **kwargs)
+    layer.initialize(mx.init.Uniform(0.5))
+    x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (5, 2, 3)))
+    want = layer(x).asnumpy()
+    stack = layer._unfuse()
+    assert list(stack.collect_params().keys()) == list(layer.collect_params().keys())
+    for name, param in stack.collect_params().items():
+        assert param is layer.collect_params()[name]
+    got, _ = stack.unroll(5, x, layout='TNC', merge_outputs=True)
+    assert_almost_equal(got.asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_unfused_stack_structure_is_mxnets():
+    # reprs MXNet 1.9.1 gives for the same layers
+    lstm = mx.gluon.rnn.LSTM(4, num_layers=2, bidirectional=True, input_size=3, dropout=0.2,
+                             prefix='lstm_')
+    assert repr(lstm._unfuse()) == (
+        'HybridSequentialRNNCell(\n(0): BidirectionalCell(forward=LSTMCell(3 -> 16), '
+        'backward=LSTMCell(3 -> 16))\n(1): DropoutCell(rate=0.2, axes=())\n'
+        '(2): BidirectionalCell(forward=LSTMCell(8 -> 16), backward=LSTMCell(8 -> 16))\n)')
+    rnn = mx.gluon.rnn.RNN(4, activation='tanh', prefix='r_')
+    assert repr(rnn._unfuse()) == 'HybridSequentialRNNCell(\n(0): RNNCell(None -> 4, tanh)\n)'
+    with pytest.raises(AssertionError, match='projection'):
+        mx.gluon.rnn.LSTM(4, projection_size=2)._unfuse()

@@ -115,6 +115,40 @@ class _RNNLayer(HybridBlock):
                          '__layout__': 'LNC', 'dtype': self._dtype})
         return info
 
+    def _unfuse(self):
+        """The layer as a stack of step cells (HybridSequentialRNNCell) sharing its
+        Parameters: ``l<i>_`` cells (and ``r<i>_`` ones in BidirectionalCells), with
+        DropoutCells between layers when ``dropout`` is set."""
+        assert not self._projection_size, '_unfuse does not support projection layer yet!'
+        assert not self._lstm_state_clip_min and not self._lstm_state_clip_max, \
+            '_unfuse does not support state clipping yet!'
+        from . import cells, composite, modifiers
+
+        def make_cell(prefix, input_size):
+            kwargs = {'input_size': input_size, 'prefix': prefix,
+                      'i2h_weight_initializer': self._i2h_weight_initializer,
+                      'h2h_weight_initializer': self._h2h_weight_initializer,
+                      'i2h_bias_initializer': self._i2h_bias_initializer,
+                      'h2h_bias_initializer': self._h2h_bias_initializer}
+            if self._mode in ('rnn_relu', 'rnn_tanh'):
+                return cells.RNNCell(self._hidden_size, activation=self._mode[4:], **kwargs)
+            cls = cells.LSTMCell if self._mode == 'lstm' else cells.GRUCell
+            return cls(self._hidden_size, **kwargs)
+
+        stack = composite.HybridSequentialRNNCell(prefix=self.prefix, params=self.params)
+        with stack.name_scope():
+            width = self._input_size
+            for i in range(self._num_layers):
+                if self._dir == 2:
+                    stack.add(composite.BidirectionalCell(make_cell('l%d_' % i, width),
+                                                          make_cell('r%d_' % i, width)))
+                else:
+                    stack.add(make_cell('l%d_' % i, width))
+                if self._dropout > 0 and i != self._num_layers - 1:
+                    stack.add(modifiers.DropoutCell(self._dropout))
+                width = self._hidden_size * self._dir
+        return stack
+
     def cast(self, dtype):
         super(_RNNLayer, self).cast(dtype)
         self._dtype = dtype
