@@ -1,4 +1,6 @@
-"""``mx.gluon.model_zoo``: predefined network architectures (``vision``)."""
+"""``mx.gluon.model_zoo``: predefined architectures (``vision``) and where their
+pretrained parameters are kept (``model_store``)."""
+from . import model_store
 from . import vision
 
-__all__ = ['vision']
+__all__ = ['model_store', 'vision']
