@@ -24,7 +24,7 @@ __all__ = ['imread', 'imdecode', 'imresize', 'copyMakeBorder', 'scale_down', 're
 
 # OpenCV's border codes (what cv::copyMakeBorder does, not MXNet's docstring) -> numpy.pad
 _BORDER_MODES = {0: 'constant', 1: 'edge', 2: 'symmetric', 3: 'wrap', 4: 'reflect'}
-_INTERP_NAMES = {2: 'bicubic', 3: 'area', 4: 'Lanczos'}
+_INTERP_NAMES = {3: 'area', 4: 'Lanczos'}
 
 
 def _to_numpy(src, what):
@@ -159,12 +159,13 @@ def imresize(src, w, h, interp=1, out=None):
                          'found shape %s' % (img.shape,))
     if int(w) < 1 or int(h) < 1:
         raise MXNetError('imresize: w and h must be at least 1, found w=%d h=%d' % (w, h))
-    if interp not in (0, 1):
+    if interp not in (0, 1, 2):
         name = _INTERP_NAMES.get(interp)
         if name is None:
             raise MXNetError('imresize: unknown interpolation method %r' % (interp,))
         raise MXNetError('imresize: OpenCV\'s %s interpolation (interp=%d) is not available '
-                         'in symmod; use 0 (nearest) or 1 (bilinear)' % (name, interp))
+                         'in symmod; use 0 (nearest), 1 (bilinear) or 2 (bicubic)'
+                         % (name, interp))
     w, h = int(w), int(h)
     if interp == 0 or img.dtype in (np.uint8, np.float32, np.float64):
         result = opencv.resize(img, w, h, interp)

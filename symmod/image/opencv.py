@@ -8,7 +8,10 @@ and the gluon vision datasets and transforms (OpenCV itself is not used):
   plane for JPEG, ``cv::cvtColor``'s otherwise);
 - resizing follows ``cv2.resize``: nearest (0) takes ``floor(x * scale)``,
   bilinear (1) mixes the two nearest source pixels with OpenCV's 11-bit fixed
-  point for uint8 (and its area filter for an exact halving), float32 otherwise.
+  point for uint8 (and its area filter for an exact halving), float32 otherwise;
+  bicubic (2) uses OpenCV's A = -0.75 kernel with the edge pixels repeated, 11-bit
+  integer weights for uint8 (the rows mixed as its SIMD code does: float32, rounded
+  to nearest even; the last bytes of a row by its integer code).
 
 This module imports nothing from ``symmod.io`` or ``symmod.gluon``: both use it.
 """
@@ -120,6 +123,77 @@ def _resize_linear(img, height, width):
     return out.reshape((height, width) + img.shape[2:])
 
 
+def _cubic_coeffs(frac):
+    """OpenCV's interpolateCubic (A = -0.75) for float32 fractions: (n, 4) weights of
+    the pixels at offsets -1, 0, 1, 2."""
+    a = np.float32(-0.75)
+    one = np.float32(1)
+    x = frac.astype(np.float32)
+    c0 = ((a * (x + one) - np.float32(5) * a) * (x + one) + np.float32(8) * a) * (x + one) \
+        - np.float32(4) * a
+    c1 = ((a + np.float32(2)) * x - (a + np.float32(3))) * x * x + one
+    c2 = ((a + np.float32(2)) * (one - x) - (a + np.float32(3))) * (one - x) * (one - x) + one
+    c3 = one - c0 - c1 - c2
+    return np.stack([c0, c1, c2, c3], axis=1)
+
+
+def _cubic_taps(src_size, dst_size):
+    """Source indices (n, 4), clamped to the image as OpenCV's border, and float32
+    weights (n, 4) of a bicubic resize along one axis."""
+    pos = ((np.arange(dst_size) + 0.5) * (src_size / dst_size) - 0.5).astype(np.float32)
+    low = np.floor(pos).astype(np.int64)
+    weights = _cubic_coeffs(pos - low.astype(np.float32))
+    taps = np.clip(low[:, None] + np.arange(-1, 3)[None, :], 0, src_size - 1)
+    return taps, weights
+
+
+# OpenCV's SIMD vertical pass for 8-bit results handles this many bytes at a time (8 in
+# MXNet 1.9.1's build: its results match no other width); the remainder of a row goes
+# through its (integer) scalar code
+_U8_LANES = 8
+
+
+def _resize_cubic(img, height, width):
+    src_h, src_w = img.shape[:2]
+    cols, wx = _cubic_taps(src_w, width)
+    rows, wy = _cubic_taps(src_h, height)
+    pix = img[:, :, None] if img.ndim == 2 else img
+    if img.dtype == np.uint8:
+        # 11-bit integer weights; columns summed exactly in int32
+        ax = np.rint(wx * _COEF_SCALE).astype(np.int32)
+        by = np.rint(wy * _COEF_SCALE).astype(np.int32)
+        src = pix.astype(np.int32)
+        horiz = np.einsum('hwkc,wk->hwc', src[:, cols], ax)         # (src_h, width, c)
+        stacked = horiz[rows]                                         # (height, 4, width, c)
+        flat = stacked.reshape(height, 4, -1)
+        # vector part: float32 products with beta / 2048^2, rounded to nearest even
+        scale = np.float32(1.0 / (_COEF_SCALE * _COEF_SCALE))
+        beta = by.astype(np.float32) * scale
+        acc = flat[:, 0].astype(np.float32) * beta[:, 0:1]
+        for k in range(1, 4):
+            acc = acc + flat[:, k].astype(np.float32) * beta[:, k:k + 1]
+        out = np.rint(acc)
+        # scalar tail: integer sum, rounded by adding half and shifting 22 bits
+        row_len = flat.shape[2]
+        tail = row_len - (row_len % _U8_LANES) if row_len >= _U8_LANES else 0
+        if tail < row_len:
+            exact = (flat[:, :, tail:] * by[:, :, None].astype(np.int64)).sum(axis=1)
+            out[:, tail:] = (exact + (1 << 21)) >> 22
+        out = np.clip(out, 0, 255).astype(np.uint8).reshape(height, width, -1)
+    else:
+        work = np.float64 if img.dtype == np.float64 else np.float32
+        src = pix.astype(work)
+        wxw, wyw = wx.astype(work), wy.astype(work)
+        horiz = src[:, cols[:, 0]] * wxw[None, :, 0, None]
+        for k in range(1, 4):
+            horiz = horiz + src[:, cols[:, k]] * wxw[None, :, k, None]
+        out = horiz[rows[:, 0]] * wyw[:, 0, None, None]
+        for k in range(1, 4):
+            out = out + horiz[rows[:, k]] * wyw[:, k, None, None]
+        out = out.astype(img.dtype)
+    return out.reshape((height, width) + img.shape[2:])
+
+
 def resize(img, width, height, interp=1):
     """Resize an ``(h, w)`` or ``(h, w, c)`` numpy image as ``cv2.resize`` does.
 
@@ -130,7 +204,7 @@ def resize(img, width, height, interp=1):
     width, height : int
         The output size.
     interp : int, default 1
-        0 nearest neighbour, 1 bilinear (OpenCV's codes).
+        0 nearest neighbour, 1 bilinear, 2 bicubic (OpenCV's codes).
 
     Returns
     -------
@@ -151,5 +225,7 @@ def resize(img, width, height, interp=1):
         return img[rows][:, cols]
     if interp == 1:
         return _resize_linear(img, height, width)
-    raise MXNetError('resize: interpolation %r is not available in symmod; use 0 (nearest) '
-                     'or 1 (bilinear)' % (interp,))
+    if interp == 2:
+        return _resize_cubic(img, height, width)
+    raise MXNetError('resize: interpolation %r is not available in symmod; use 0 (nearest), '
+                     '1 (bilinear) or 2 (bicubic)' % (interp,))

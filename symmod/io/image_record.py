@@ -89,9 +89,9 @@ def _parse_params(kwargs):
     if params['aug_seq'] != 'aug_default':
         raise MXNetError('ImageRecordIter: only aug_seq="aug_default" is supported, found %r'
                          % params['aug_seq'])
-    if params['inter_method'] not in (0, 1):
-        raise MXNetError('ImageRecordIter: symmod implements inter_method 0 (nearest) and 1 '
-                         '(bilinear), found %d' % params['inter_method'])
+    if params['inter_method'] not in (0, 1, 2):
+        raise MXNetError('ImageRecordIter: symmod implements inter_method 0 (nearest), 1 '
+                         '(bilinear) and 2 (bicubic), found %d' % params['inter_method'])
     if params['batch_size'] < 1 or params['label_width'] < 1:
         raise MXNetError('ImageRecordIter: batch_size and label_width must be at least 1')
     if params['num_parts'] < 1 or not 0 <= params['part_index'] < params['num_parts']:

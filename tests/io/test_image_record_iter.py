@@ -151,7 +151,7 @@ def test_random_resized_crop_shape(ref):
     (dict(max_rotate_angle=10), 'max_rotate_angle'),
     (dict(brightness=0.3, pca_noise=0.1), 'brightness.*pca_noise'),
     (dict(mean_img='mean.bin'), 'mean_img'),
-    (dict(inter_method=2), 'inter_method'),
+    (dict(inter_method=3), 'inter_method'),
     (dict(dtype='float16'), 'float16'),
     (dict(label_width=2), 'label_width must be 1'),
     (dict(batch_size=30), 'bigger than the batch size'),

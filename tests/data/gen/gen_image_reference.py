@@ -69,16 +69,16 @@ def functions(ref, colour, gray):
     for flag in (0, 1):
         ref['decode/jpeg/f%d_rgb1' % flag] = mx.image.imdecode(jpeg, flag=flag).asnumpy()
 
-    # resizing: nearest and bilinear, up, down, exact halving, odd factors
+    # resizing: nearest, bilinear and bicubic, up, down, exact halving, odd factors
     sizes = [(17, 13), (8, 6), (30, 20), (9, 7), (5, 11), (34, 26), (1, 1), (40, 3)]
-    for interp in (0, 1):
+    for interp in (0, 1, 2):
         for w, h in sizes:
             ref['resize/u8/%d/%dx%d' % (interp, w, h)] = \
                 mx.image.imresize(src, w, h, interp=interp).asnumpy()
             ref['resize/f32/%d/%dx%d' % (interp, w, h)] = \
                 mx.image.imresize(fsrc, w, h, interp=interp).asnumpy()
     for size in (6, 20, 13):
-        for interp in (0, 1):
+        for interp in (0, 1, 2):
             ref['resize_short/%d/%d' % (interp, size)] = \
                 mx.image.resize_short(src, size, interp=interp).asnumpy()
     tall = mx.nd.array(colour.transpose(1, 0, 2), dtype='uint8')
