@@ -1,4 +1,5 @@
-"""``mx.image``: read, decode, resize, crop and augment images; ``ImageIter`` batches them."""
+"""``mx.image``: read, decode, resize, crop, rotate and augment images; ``ImageIter`` batches
+them."""
 from .image import (imread, imdecode, imresize, copyMakeBorder, scale_down, resize_short,
                     fixed_crop, random_crop, center_crop, color_normalize, random_size_crop)
 from .augmenters import (Augmenter, SequentialAug, ResizeAug, ForceResizeAug, RandomCropAug,
@@ -7,3 +8,4 @@ from .augmenters import (Augmenter, SequentialAug, ResizeAug, ForceResizeAug, Ra
                          HueJitterAug, ColorJitterAug, LightingAug, ColorNormalizeAug,
                          RandomGrayAug, HorizontalFlipAug, CastAug, CreateAugmenter)
 from .image_iter import ImageIter
+from .rotate import imrotate, random_rotate

@@ -32,6 +32,8 @@ from . import sorting
 from . import legacy
 from . import ctc
 from . import sync_batch_norm
+from . import image
+from . import image_color
 from . import sampling
 from . import crop
 from . import roi

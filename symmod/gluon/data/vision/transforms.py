@@ -1,37 +1,25 @@
 """Image transforms as gluon Blocks: ``transforms.Compose([Resize(32), ToTensor(), ...])``.
 
-``Cast``, ``ToTensor`` and ``Normalize`` are HybridBlocks built from ordinary operators,
-so they also run inside a hybridized graph. ``Resize`` and ``RandomFlipLeftRight`` are
-HybridBlocks as in MXNet but compute with numpy (see :mod:`.image` for how resizing
-matches OpenCV): they run imperatively even when hybridized and cannot be part of a
-symbolic graph. ``CenterCrop`` and ``RandomResizedCrop`` are plain Blocks, as in MXNet.
+The HybridBlocks (Cast, ToTensor, Normalize, Resize, CropResize, the random flips and
+colour augmentations) are made of operators (``F.image.*``), so they also run inside a
+hybridized graph; CenterCrop, RandomResizedCrop, Rotate, RandomRotation and RandomApply
+are plain Blocks, as in MXNet.
 """
 import random
 
 import numpy as np
 
-from ....base import MXNetError, numeric_types
-from ....image.image import scale_down
-from .... import ndarray as nd
-from .... import random as _mx_random
+from ....base import numeric_types
+from .... import image
 from ...block import Block
 from ...hybrid_block import HybridBlock
 from ...nn import Sequential, HybridSequential
-from . import image
 
-__all__ = ['Compose', 'Cast', 'ToTensor', 'Normalize', 'Resize', 'CenterCrop',
-           'RandomResizedCrop', 'RandomFlipLeftRight']
-
-
-class _NumpyHybridBlock(HybridBlock):
-    """A HybridBlock computed with numpy: always imperative, never in a graph."""
-
-    def forward(self, x, *args):
-        if not isinstance(x, nd.NDArray):
-            raise MXNetError('%s computes with numpy and cannot be part of a symbolic graph; '
-                             'apply it to NDArrays outside hybridized blocks'
-                             % type(self).__name__)
-        return self.hybrid_forward(nd, x, *args)
+__all__ = ['Compose', 'Cast', 'ToTensor', 'Normalize', 'Resize', 'CropResize', 'CenterCrop',
+           'RandomResizedCrop', 'RandomFlipLeftRight', 'RandomFlipTopBottom',
+           'RandomBrightness', 'RandomContrast', 'RandomSaturation', 'RandomHue',
+           'RandomColorJitter', 'RandomLighting', 'RandomApply',
+           'Rotate', 'RandomRotation']
 
 
 class Compose(Sequential):
@@ -58,7 +46,7 @@ class Compose(Sequential):
         super().__init__()
         run = []
         for block in list(transforms) + [None]:
-            if isinstance(block, HybridBlock) and not isinstance(block, _NumpyHybridBlock):
+            if isinstance(block, HybridBlock):
                 run.append(block)
                 continue
             if len(run) == 1:
@@ -102,22 +90,7 @@ class ToTensor(HybridBlock):
     """
 
     def hybrid_forward(self, F, x):
-        if isinstance(x, nd.NDArray) and x.ndim not in (3, 4):
-            raise MXNetError('Input image must have shape (height, width, channels), or '
-                             '(N, height, width, channels) but got %s' % _shape_text(x.shape))
-        scaled = F.cast(x, dtype='float32') / 255.0
-        # HWC -> CWH -> CHW (NHWC -> NCWH -> NCHW)
-        return F.swapaxes(F.swapaxes(scaled, dim1=-1, dim2=-3), dim1=-1, dim2=-2)
-
-
-def _shape_text(values):
-    """A shape or tuple as MXNet's messages print it: ``[3,2,2]``."""
-    return '[%s]' % ','.join('%g' % v for v in values)
-
-
-def _as_tuple(value):
-    return tuple(float(v) for v in value) if isinstance(value, (tuple, list)) \
-        else (float(value),)
+        return F.image.to_tensor(x)
 
 
 class Normalize(HybridBlock):
@@ -141,39 +114,13 @@ class Normalize(HybridBlock):
         self._mean = mean
         self._std = std
 
-    def _check(self, shape, mean, std):
-        if len(shape) not in (3, 4):
-            raise MXNetError('Input tensor must have shape (channels, height, width), or '
-                             '(N, channels, height, width), but got %s' % _shape_text(shape))
-        channels = shape[0] if len(shape) == 3 else shape[1]
-        if channels not in (1, 3):
-            raise MXNetError('The %s dimension of input tensor must be the channel dimension '
-                             'with either 1 or 3 elements, but got input with shape %s'
-                             % ('first' if len(shape) == 3 else 'second', _shape_text(shape)))
-        for name, values in (('mean', mean), ('std', std)):
-            if len(values) not in (1, channels):
-                raise MXNetError('Invalid %s for input with shape %s. %s must have either 1 '
-                                 'or %d elements, but got %s'
-                                 % (name, _shape_text(shape), name, channels,
-                                    _shape_text(values)))
-
     def hybrid_forward(self, F, x):
-        mean, std = _as_tuple(self._mean), _as_tuple(self._std)
-        if isinstance(x, nd.NDArray):
-            self._check(x.shape, mean, std)
-        channels = max(len(mean), len(std))
-        if channels == 1:
-            return (x - mean[0]) / std[0]
-        if len(mean) == 1:
-            mean = mean * channels
-        if len(std) == 1:
-            std = std * channels
-        parts = F.split(x, num_outputs=channels, axis=-3)
-        return F.concat(*[(parts[c] - mean[c]) / std[c] for c in range(channels)], dim=-3)
+        return F.image.normalize(x, self._mean, self._std)
 
 
-class Resize(_NumpyHybridBlock):
-    """Resize an ``(H, W, C)`` image or an ``(N, H, W, C)`` batch.
+class Resize(HybridBlock):
+    """Resize an ``(H, W, C)`` image or an ``(N, H, W, C)`` batch with OpenCV's
+    interpolation.
 
     Parameters
     ----------
@@ -183,7 +130,7 @@ class Resize(_NumpyHybridBlock):
         With an int ``size``: resize the shorter side to ``size`` and keep the aspect
         ratio.
     interpolation : int, default 1
-        0 nearest neighbour, 1 bilinear (OpenCV's codes; others are not available).
+        0 nearest neighbour, 1 bilinear, 2 bicubic (OpenCV's codes).
 
     Examples
     --------
@@ -199,31 +146,46 @@ class Resize(_NumpyHybridBlock):
         self._interpolation = interpolation
 
     def hybrid_forward(self, F, x):
-        data = x.asnumpy()
-        if data.ndim not in (3, 4):
-            raise MXNetError('Input image must have shape (height, width, channels), or '
-                             '(N, height, width, channels) but got %s' % (data.shape,))
-        batch = data if data.ndim == 4 else data[None]
-        height, width = image.size_after_resize(batch.shape[1], batch.shape[2], self._size,
-                                                self._keep)
-        out = np.stack([image.resize(img, width, height, self._interpolation)
-                        for img in batch])
-        return nd.array(out if data.ndim == 4 else out[0], ctx=x.context, dtype=out.dtype)
+        return F.image.resize(x, self._size, self._keep, self._interpolation)
 
 
-def _fixed_crop(x, x0, y0, w, h, size, interp):
-    """The ``w`` x ``h`` crop at ``(x0, y0)``, resized to ``size`` (w, h) if it differs."""
-    out = x.asnumpy()[y0:y0 + h, x0:x0 + w]
-    if size is not None and (w, h) != tuple(size):
-        out = image.resize(out, size[0], size[1], interp)
-    return nd.array(out, ctx=x.context, dtype=out.dtype)
+class CropResize(HybridBlock):
+    """Crop the ``width x height`` region at (``x``, ``y``) of an ``(H, W, C)`` image or
+    ``(N, H, W, C)`` batch, then resize it to ``size`` when given.
 
+    Parameters
+    ----------
+    x, y : int
+        Left column and top row of the region.
+    width, height : int
+        Size of the region.
+    size : int or tuple of (W, H), optional
+        Size of the output.
+    interpolation : int, optional
+        OpenCV interpolation of the resize (0, 1 or 2; bilinear when None).
 
-def _center_crop(x, size, interp):
-    src_h, src_w = x.shape[:2]
-    new_w, new_h = scale_down((src_w, src_h), size)
-    x0, y0 = int((src_w - new_w) / 2), int((src_h - new_h) / 2)
-    return _fixed_crop(x, x0, y0, new_w, new_h, size, interp)
+    Examples
+    --------
+    >>> img = mx.nd.zeros((10, 8, 3), dtype='uint8')
+    >>> transforms.CropResize(1, 2, 4, 3, size=(8, 6))(img).shape
+    (6, 8, 3)
+    """
+
+    def __init__(self, x, y, width, height, size=None, interpolation=None):
+        super().__init__()
+        self._x = x
+        self._y = y
+        self._width = width
+        self._height = height
+        self._size = size
+        self._interpolation = interpolation
+
+    def hybrid_forward(self, F, x):
+        out = F.image.crop(x, self._x, self._y, self._width, self._height)
+        if self._size:
+            interp = 1 if self._interpolation is None else self._interpolation
+            out = F.image.resize(out, self._size, False, interp)
+        return out
 
 
 def _size_pair(size):
@@ -232,13 +194,14 @@ def _size_pair(size):
 
 class CenterCrop(Block):
     """Crop the centre of an ``(H, W, C)`` image to ``size``; an image smaller than
-    ``size`` is cropped to the right aspect ratio and upsampled.
+    ``size`` is cropped to the right aspect ratio and upsampled
+    (``mx.image.center_crop``).
 
     Parameters
     ----------
     size : int or tuple of (W, H)
     interpolation : int, default 1
-        0 nearest neighbour, 1 bilinear.
+        OpenCV interpolation (0, 1 or 2).
 
     Examples
     --------
@@ -252,15 +215,13 @@ class CenterCrop(Block):
         self._args = (_size_pair(size), interpolation)
 
     def forward(self, x):
-        return _center_crop(x, *self._args)
+        return image.center_crop(x, *self._args)[0]
 
 
 class RandomResizedCrop(Block):
     """Crop a random area (``scale`` of the image) with a random aspect ratio
-    (``ratio``), then resize it to ``size``.
-
-    Ten tries draw an area and a log-uniform ratio with Python's ``random`` module (as
-    MXNet's ``image.random_size_crop``); if no crop fits, the centre crop is used.
+    (``ratio``), then resize it to ``size`` (``mx.image.random_size_crop``: ten tries
+    with Python's ``random``, then the centre crop).
 
     Parameters
     ----------
@@ -268,7 +229,7 @@ class RandomResizedCrop(Block):
     scale : tuple of two floats, default (0.08, 1.0)
     ratio : tuple of two floats, default (3/4, 4/3)
     interpolation : int, default 1
-        0 nearest neighbour, 1 bilinear.
+        OpenCV interpolation (0, 1 or 2).
     """
 
     def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0),
@@ -277,33 +238,196 @@ class RandomResizedCrop(Block):
         self._args = (_size_pair(size), scale, ratio, interpolation)
 
     def forward(self, x):
-        size, area, ratio, interp = self._args
-        src_h, src_w = x.shape[:2]
-        if isinstance(area, numeric_types):
-            area = (area, 1.0)
-        for _ in range(10):
-            target_area = random.uniform(area[0], area[1]) * src_h * src_w
-            new_ratio = np.exp(random.uniform(np.log(ratio[0]), np.log(ratio[1])))
-            new_w = int(round(np.sqrt(target_area * new_ratio)))
-            new_h = int(round(np.sqrt(target_area / new_ratio)))
-            if new_w <= src_w and new_h <= src_h:
-                x0 = random.randint(0, src_w - new_w)
-                y0 = random.randint(0, src_h - new_h)
-                return _fixed_crop(x, x0, y0, new_w, new_h, size, interp)
-        return _center_crop(x, size, interp)
+        return image.random_size_crop(x, *self._args)[0]
 
 
-class RandomFlipLeftRight(_NumpyHybridBlock):
-    """Mirror an ``(H, W, C)`` image left to right with probability 0.5.
-
-    The coin comes from symmod's generator (seed it with ``mx.random.seed``).
-    """
+class RandomFlipLeftRight(HybridBlock):
+    """Mirror an ``(H, W, C)`` image left to right with probability 0.5 (the coin comes
+    from symmod's generator: ``mx.random.seed``)."""
 
     def hybrid_forward(self, F, x):
-        data = x.asnumpy()
-        if data.ndim != 3:
-            raise MXNetError('Input image must have shape (height, width, channels), but got '
-                             '%s' % (data.shape,))
-        if _mx_random.get_rng().random() < 0.5:
-            data = data[:, ::-1]
-        return nd.array(data, ctx=x.context, dtype=data.dtype)
+        return F.image.random_flip_left_right(x)
+
+
+class RandomFlipTopBottom(HybridBlock):
+    """Mirror an ``(H, W, C)`` image top to bottom with probability 0.5."""
+
+    def hybrid_forward(self, F, x):
+        return F.image.random_flip_top_bottom(x)
+
+
+class _RandomEnhance(HybridBlock):
+    """A colour augmentation with a factor drawn from ``[max(0, 1 - amount), 1 + amount]``."""
+    op = None
+
+    def __init__(self, amount):
+        super().__init__()
+        self._args = (max(0, 1 - amount), 1 + amount)
+
+    def hybrid_forward(self, F, x):
+        return getattr(F.image, self.op)(x, *self._args)
+
+
+class RandomBrightness(_RandomEnhance):
+    """Scale an ``(H, W, C)`` image by a factor drawn from ``[max(0, 1 - brightness),
+    1 + brightness]``.
+
+    Parameters
+    ----------
+    brightness : float
+        How much to jitter the brightness.
+    """
+    op = 'random_brightness'
+
+
+class RandomContrast(_RandomEnhance):
+    """Blend an ``(H, W, C)`` image with its mean grey level by a factor drawn from
+    ``[max(0, 1 - contrast), 1 + contrast]``.
+
+    Parameters
+    ----------
+    contrast : float
+        How much to jitter the contrast.
+    """
+    op = 'random_contrast'
+
+
+class RandomSaturation(_RandomEnhance):
+    """Blend each pixel with its grey level by a factor drawn from
+    ``[max(0, 1 - saturation), 1 + saturation]``.
+
+    Parameters
+    ----------
+    saturation : float
+        How much to jitter the saturation.
+    """
+    op = 'random_saturation'
+
+
+class RandomHue(_RandomEnhance):
+    """Rotate the hue by ``alpha * 360`` degrees, alpha drawn from ``[max(0, 1 - hue),
+    1 + hue]`` (MXNet's range: a full turn plus up to ``hue`` of one).
+
+    Parameters
+    ----------
+    hue : float
+        How much to jitter the hue.
+    """
+    op = 'random_hue'
+
+
+class RandomColorJitter(HybridBlock):
+    """Jitter brightness, contrast, saturation and hue, in a random order.
+
+    Parameters
+    ----------
+    brightness, contrast, saturation : float, default 0
+        Each factor is drawn from ``[1 - amount, 1 + amount]`` (0 skips it).
+    hue : float, default 0
+        The hue turns by up to ``hue * 360`` degrees either way (0 skips it).
+    """
+
+    def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
+        super().__init__()
+        self._args = (brightness, contrast, saturation, hue)
+
+    def hybrid_forward(self, F, x):
+        return F.image.random_color_jitter(x, *self._args)
+
+
+class RandomLighting(HybridBlock):
+    """AlexNet's PCA lighting noise with alphas drawn from N(0, ``alpha``).
+
+    Parameters
+    ----------
+    alpha : float
+        Standard deviation of the noise.
+    """
+
+    def __init__(self, alpha):
+        super().__init__()
+        self._alpha = alpha
+
+    def hybrid_forward(self, F, x):
+        return F.image.random_lighting(x, self._alpha)
+
+
+class RandomApply(Sequential):
+    """Apply ``transforms`` with probability ``p`` (Python's ``random``), else pass the
+    input through.
+
+    Parameters
+    ----------
+    transforms : Block
+        The transform (e.g. a :class:`Compose`).
+    p : float, default 0.5
+        Probability of applying it.
+    """
+
+    def __init__(self, transforms, p=0.5):
+        super().__init__()
+        self.transforms = transforms
+        self.p = p
+
+    def forward(self, x):
+        if self.p < random.random():
+            return x
+        return self.transforms(x)
+
+
+class Rotate(Block):
+    """Rotate a float32 ``(C, H, W)`` image or ``(N, C, H, W)`` batch by a fixed angle
+    (``mx.image.imrotate``; apply it after :class:`ToTensor`).
+
+    Parameters
+    ----------
+    rotation_degrees : float
+        Counter-clockwise angle.
+    zoom_in : bool, default False
+        Zoom so that no empty corner shows.
+    zoom_out : bool, default False
+        Zoom so that the whole rotated image shows.
+    """
+
+    def __init__(self, rotation_degrees, zoom_in=False, zoom_out=False):
+        super().__init__()
+        self._args = (rotation_degrees, zoom_in, zoom_out)
+
+    def forward(self, x):
+        if x.dtype is not np.float32:
+            raise TypeError('This transformation only supports float32. '
+                            'Consider calling it after ToTensor')
+        return image.imrotate(x, *self._args)
+
+
+class RandomRotation(Block):
+    """Rotate by an angle drawn from ``angle_limits`` (numpy's generator), with
+    probability ``rotate_with_proba`` (``mx.image.random_rotate``).
+
+    Parameters
+    ----------
+    angle_limits : tuple of two floats
+        Lowest and highest angle, in degrees.
+    zoom_in, zoom_out : bool, default False
+        As for :class:`Rotate`.
+    rotate_with_proba : float, default 1.0
+        Probability of rotating.
+    """
+
+    def __init__(self, angle_limits, zoom_in=False, zoom_out=False, rotate_with_proba=1.0):
+        super().__init__()
+        lower, upper = angle_limits
+        if lower >= upper:
+            raise ValueError('`angle_limits` must be an ordered tuple')
+        if rotate_with_proba < 0 or rotate_with_proba > 1:
+            raise ValueError('Probability of rotating the image should be between 0 and 1')
+        self._args = (angle_limits, zoom_in, zoom_out)
+        self._rotate_with_proba = rotate_with_proba
+
+    def forward(self, x):
+        if np.random.random() > self._rotate_with_proba:
+            return x
+        if x.dtype is not np.float32:
+            raise TypeError('This transformation only supports float32. '
+                            'Consider calling it after ToTensor')
+        return image.random_rotate(x, *self._args)
