@@ -20,3 +20,4 @@ _sys.modules[__name__ + '.symbol'] = symbol
 from . import autograd  # noqa: E402
 from . import onnx  # noqa: E402
 from . import amp  # noqa: E402
+from . import text  # noqa: E402

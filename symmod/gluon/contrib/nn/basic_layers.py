@@ -4,10 +4,12 @@ PixelShuffle1D/2D/3D (channels regrouped into a finer spatial grid)."""
 import warnings
 
 from .... import context, ndarray as nd
+from ....base import MXNetError
+from ...block import Block
 from ...hybrid_block import HybridBlock
 from ...nn import Sequential, HybridSequential, BatchNorm
 
-__all__ = ['Concurrent', 'HybridConcurrent', 'Identity', 'SyncBatchNorm',
+__all__ = ['Concurrent', 'HybridConcurrent', 'Identity', 'SparseEmbedding', 'SyncBatchNorm',
            'PixelShuffle1D', 'PixelShuffle2D', 'PixelShuffle3D']
 
 
@@ -60,6 +62,18 @@ class Identity(HybridBlock):
 
     def hybrid_forward(self, F, x):
         return x
+
+
+class SparseEmbedding(Block):
+    """MXNet's embedding with row-sparse weight and gradient. symmod has no sparse
+    storage, so it refuses to be built and names the dense replacement
+    (``gluon.nn.Embedding``, which gives the same numbers with dense gradients)."""
+
+    def __init__(self, input_dim, output_dim, dtype='float32', weight_initializer=None,
+                 **kwargs):
+        raise MXNetError('SparseEmbedding needs row_sparse storage, which symmod does not '
+                         'have; use gluon.nn.Embedding(%d, %d) (dense gradients)'
+                         % (input_dim, output_dim))
 
 
 class SyncBatchNorm(BatchNorm):
