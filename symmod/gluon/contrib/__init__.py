@@ -1,8 +1,10 @@
 """``mx.gluon.contrib``: MXNet's contributed gluon blocks: ``nn`` (Concurrent, Identity,
 SyncBatchNorm, PixelShuffle), ``rnn`` (convolutional cells, LSTMPCell,
-VariationalDropoutCell) and ``data`` (WikiText datasets, IntervalSampler)."""
+VariationalDropoutCell), ``data`` (WikiText datasets, IntervalSampler) and
+``estimator`` (a training loop with event handlers)."""
 from . import nn
 from . import rnn
 from . import data
+from . import estimator
 
-__all__ = ['nn', 'rnn', 'data']
+__all__ = ['nn', 'rnn', 'data', 'estimator']
