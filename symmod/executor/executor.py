@@ -153,7 +153,7 @@ class Executor:
 
     def _report(self, node, op, ins, outs):
         if self._monitor_all:
-            names = op.list_arguments()
+            names = op.monitor_input_names()
             for name, array in zip(names, ins):
                 self._monitor(('%s_%s' % (node.name, name)).encode('utf-8'),
                               NDArray(array, self._ctx))

@@ -383,6 +383,12 @@ class Block:
             name = str(len(self._children))
         self._children[name] = block
 
+    def register_op_hook(self, callback, monitor_all=False):
+        """Install an operator hook on the hybridized children (see
+        :meth:`HybridBlock.register_op_hook`)."""
+        for child in self._children.values():
+            child.register_op_hook(callback, monitor_all)
+
     def register_forward_pre_hook(self, hook):
         """Call ``hook(block, inputs)`` before each forward; returns a HookHandle."""
         handle = HookHandle()

@@ -44,6 +44,7 @@ class GraphRunner:
         self._symbol = sym
         self.input_names = sym.list_inputs()
         self._signatures = {}   # input (shape, dtype)s -> {step: output (shape, dtype)s}
+        self._hook = None       # (callback, monitor_all) of register_op_hook
         position = {name: i for i, name in enumerate(self.input_names)}
         slot = {}            # (id(node), output index) -> value slot
         self._steps = []     # (operator, input slots, output slots, node name)
@@ -76,6 +77,21 @@ class GraphRunner:
                                  % (index, node.name))
             self._outputs.append(slot[(id(node), index)])
 
+    def register_op_hook(self, callback, monitor_all=False):
+        """Call ``callback(name, op_name, array)`` (names as bytes, as MXNet's C API
+        hands them) with each node's outputs after it runs, and its inputs too with
+        ``monitor_all``; None removes the hook."""
+        self._hook = None if callback is None else (callback, monitor_all)
+
+    def _report(self, node, op, inputs, outputs):
+        callback, monitor_all = self._hook
+        op_name = op.name.encode()
+        if monitor_all:
+            for name, value in zip(op.monitor_input_names(), inputs):
+                callback(('%s_%s' % (node.name, name)).encode(), op_name, value)
+        for i, value in enumerate(outputs):
+            callback(node.output_name(i).encode(), op_name, value)
+
     def __call__(self, *inputs):
         """Run the graph on NDArrays given in the order of ``input_names``.
 
@@ -105,6 +121,8 @@ class GraphRunner:
                 result = [result]
             for index, value in zip(outs, result):
                 values[index] = value
+            if self._hook is not None:
+                self._report(self._step_nodes[step], op, [values[i] for i in ins], result)
         return [values[i] for i in self._outputs]
 
     # ---- shapes the graph implies ----------------------------------------------------

@@ -122,9 +122,22 @@ class HybridBlock(Block):
             raise ValueError('Deferred initialization failed because shape cannot be '
                              'inferred. {}'.format(err)) from None
 
+    def register_op_hook(self, callback, monitor_all=False):
+        """Call ``callback(node_name, op_name, array)`` for the outputs (and with
+        ``monitor_all`` the inputs) of every operator the hybridized graph runs; the names
+        are bytes (``mx.base.py_str`` decodes them). Set on this block and its direct
+        children, as in MXNet."""
+        self._callback = callback
+        self._monitor_all = monitor_all
+        for child in self._children.values():
+            child._callback = callback
+            child._monitor_all = monitor_all
+
     def _call_cached_op(self, *args):
         if self._cached_op is None:
             self._build_cache(*args)
+        self._cached_op.register_op_hook(getattr(self, '_callback', None),
+                                         getattr(self, '_monitor_all', False))
         flat_args, fmt = _flatten(args, 'input')
         if fmt != self._in_format:
             valid = False

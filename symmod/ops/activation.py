@@ -146,6 +146,7 @@ class Activation(Operator):
     >>> mx.nd.Activation(mx.nd.array([-1, 2]), act_type='relu').asnumpy()
     array([0., 2.], dtype=float32)
     """
+    names_inputs = False       # no FListInputNames in MXNet: monitors see input0
     name = 'Activation'
     aliases = ('_npx_activation',)
     params = (Param('act_type', choice(*_ACTIVATIONS), doc='Activation function to apply.'),)

@@ -72,6 +72,7 @@ class Operator:
     zero_gradient = False       # True: input gradients are zero whatever the output gradient,
                                 # so a bound graph needs no head gradient for this output
     stateful = False            # True: create_state makes per-run state (see there)
+    names_inputs = True         # False: MXNet lists no input names (monitors see input<i>)
 
     def __init__(self, attrs=None):
         attrs = dict(attrs or {})
@@ -127,6 +128,15 @@ class Operator:
     def num_visible_outputs(self):
         """How many leading outputs a symbol exposes."""
         return len(self.list_outputs())
+
+    def monitor_input_names(self):
+        """The input names monitors and op hooks report (``<node>_<name>``): the argument
+        names then the auxiliary states', or ``input0, input1, ...`` for operators MXNet
+        registers without names."""
+        names = self.list_arguments() + self.list_auxiliary_states()
+        if self.names_inputs:
+            return names
+        return ['input%d' % i for i in range(len(names))]
 
     def input_var_attrs(self, index):
         """Attributes to set on an input variable created at composition, or None."""
