@@ -716,8 +716,8 @@ def array(source_array, ctx=None, dtype=None):
         if host.dtype == object:
             raise TypeError('source_array must be array like object, found %r'
                             % type(source_array))
-    # a scalar gives a 0-d array, as in MXNet (shape (), not (1,))
-    host = np.array(host, dtype=np.dtype(dtype), copy=True)
+    # a scalar gives a 0-d array, as in MXNet (shape (), not (1,)); row-major, as MXNet
+    host = np.array(host, dtype=np.dtype(dtype), copy=True, order='C')
     return NDArray(device.to_context(host, ctx), ctx)
 
 

@@ -18,6 +18,7 @@ from ..base import MXNetError, parse_bool, parse_int, parse_optional, parse_tupl
 from . import conv_direct, conv_pointwise
 from .common import choice, expect_shape, matmul_into, scratch, store_from, work_buffer
 from .registry import Operator, Param, ShapeError, register, unify
+from .channel_last import ChannelLast
 
 __all__ = ['conv_output_size', 'columns', 'scatter_columns', 'channel_rows',
            'store_channel_rows']
@@ -49,14 +50,23 @@ def _spatial_params(opname, kernel, named, allow_empty_kernel=False):
     return result
 
 
-def _check_layout(opname, layout, nd):
+_LAST_LAYOUTS = {1: 'NWC', 2: 'NHWC', 3: 'NDHWC'}
+
+
+def _check_layout(opname, layout, nd, channel_last=False):
+    """Whether ``layout`` is channel-last (allowed when ``channel_last``; see
+    channel_last.py); MXNetError when it does not fit a ``nd``-D kernel."""
     if layout is None or layout == _LAYOUTS.get(nd):
-        return
-    if layout in ('NWC', 'NHWC', 'NDHWC'):
+        return False
+    if channel_last and layout == _LAST_LAYOUTS.get(nd):
+        return True
+    if layout in _LAST_LAYOUTS.values() and not channel_last:
         raise MXNetError('%s: layout %s is not supported by symmod; only channel-first '
                          'layouts (NCW, NCHW, NCDHW) are' % (opname, layout))
     raise MXNetError('%s: layout %s does not match a %dD kernel (expected %s)'
-                     % (opname, layout, nd, _LAYOUTS.get(nd)))
+                     % (opname, layout, nd, ' or '.join(
+                         [_LAYOUTS.get(nd)] + ([_LAST_LAYOUTS.get(nd)] if channel_last
+                                               else []))))
 
 
 def conv_output_size(size, kernel, stride, dilate, pad):
@@ -232,7 +242,7 @@ _CUDNN_TUNE = Param('cudnn_tune', parse_optional(choice('off', 'limited_workspac
                     None, 'Ignored (cuDNN algorithm choice).')
 _CUDNN_OFF = Param('cudnn_off', parse_bool, False, 'Ignored.')
 _LAYOUT = Param('layout', parse_optional(choice('NCW', 'NCHW', 'NCDHW', 'NHWC', 'NDHWC')),
-                None, 'Data layout; only channel-first layouts are supported.')
+                None, 'Data layout (Convolution also runs NHWC / NDHWC).')
 
 
 class _FilterOperator(Operator):
@@ -301,8 +311,7 @@ class _FilterOperator(Operator):
 
 
 # ---- Convolution --------------------------------------------------------------------------
-@register
-class Convolution(_FilterOperator):
+class _Convolution(_FilterOperator):
     """N-D convolution (cross-correlation) of channel-first data with learnt filters.
 
     For 2-D: data ``(batch, channel, height, width)``, weight
@@ -310,7 +319,9 @@ class Convolution(_FilterOperator):
     output ``(batch, num_filter, out_height, out_width)`` with
     ``out = (in + 2 * pad - (dilate * (kernel - 1) + 1)) // stride + 1``. 1-D (NCW)
     and 3-D (NCDHW) work the same way. ``workspace`` and the cuDNN options are
-    accepted and ignored; channel-last layouts are refused.
+    accepted and ignored. Channel-last layouts (NHWC, NDHWC: data ``(batch, ..., channel)``,
+    weight ``(num_filter, *kernel, channel / num_group)``) run through channel-first
+    copies.
 
     Examples
     --------
@@ -334,7 +345,9 @@ class Convolution(_FilterOperator):
         self.strides, self.dilates, self.pads = _spatial_params(
             self.name, self.kernel, (('stride', self.stride, 1), ('dilate', self.dilate, 1),
                                      ('pad', self.pad, 0)))
-        _check_layout(self.name, self.layout, len(self.kernel))
+        self.channel_last = _check_layout(self.name, self.layout, len(self.kernel),
+                                          channel_last=True)
+        self.channel_last_inputs = (0, 1)       # data and weight
         self._setup_filters('Convolution')
 
     # ---- shapes ---------------------------------------------------------------------
@@ -451,3 +464,8 @@ class Convolution(_FilterOperator):
             conv_direct.backward_data(dy, w, dx)
             if dx is not in_grad[0]:
                 in_grad[0] += dx
+
+
+@register
+class Convolution(ChannelLast, _Convolution):
+    __doc__ = _Convolution.__doc__

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_int, parse_optional, parse_tuple
 from .common import choice, expect_shape, scratch, store_from
+from .channel_last import CHANNEL_LAST_LAYOUTS, ChannelLast
 from .conv import _check_layout, _spatial_params
 from .registry import Operator, Param, ShapeError, register, unify
 
@@ -181,8 +182,7 @@ def pool_output_size(size, kernel, stride, pad, convention):
     return int(math.ceil((size + 2 * pad) / stride))
 
 
-@register
-class Pooling(Operator):
+class _Pooling(Operator):
     """Max, average, sum or Lp pooling over the spatial axes of NCW/NCHW/NCDHW data.
 
     Output size per axis: ``valid`` convention ``1 + (in + 2 * pad - kernel) // stride``,
@@ -213,7 +213,7 @@ class Pooling(Operator):
                     'Average pooling: count padding in the divisor (default True).'),
               Param('layout', parse_optional(choice('NCW', 'NCHW', 'NCDHW', 'NWC', 'NHWC',
                                                     'NDHWC')),
-                    None, 'Data layout; only channel-first layouts are supported.'))
+                    None, 'Data layout (channel-last ones run through channel-first copies).'))
 
     def check_params(self):
         self.kernel = tuple(self.kernel or ())
@@ -229,9 +229,10 @@ class Pooling(Operator):
             self.name, self.kernel, (('stride', stride, 1), ('pad', pad, 0)),
             allow_empty_kernel=True)
         if self.kernel:
-            _check_layout(self.name, self.layout, len(self.kernel))
-        elif self.layout in ('NWC', 'NHWC', 'NDHWC'):
-            _check_layout(self.name, self.layout, 3)
+            self.channel_last = _check_layout(self.name, self.layout, len(self.kernel),
+                                              channel_last=True)
+        else:
+            self.channel_last = self.layout in CHANNEL_LAST_LAYOUTS
         if self.pool_type == 'lp' and self.p_value not in (1, 2, 3):
             raise MXNetError('Pooling: lp pooling needs p_value 1, 2 or 3, found %s'
                              % self.p_value)
@@ -380,3 +381,8 @@ class Pooling(Operator):
                         self.power, dy.dtype.type(0))
         if not direct:
             store_from(dx, req[0], target.astype(dx.dtype))
+
+
+@register
+class Pooling(ChannelLast, _Pooling):
+    __doc__ = _Pooling.__doc__

@@ -302,12 +302,12 @@ def test_pooling_defaults_and_repr():
     assert 'count_include_pad' not in nn.MaxPool2D()._kwargs
 
 
-def test_channel_last_layouts_are_refused_clearly():
-    """MXNet accepts NHWC-style layouts; symmod's operators are channel-first only and
-    say so (at construction for convolutions, whose parameter shapes come from the
-    operator, at the first call for pooling)."""
-    with pytest.raises(mx.base.MXNetError, match='layout NHWC is not supported'):
-        nn.Conv2D(3, 3, layout='NHWC')
+def test_channel_last_layouts_run():
+    """NHWC-style layouts run through channel-first copies (tests/ops/test_channel_last.py
+    checks the numbers); the layers size their parameters for them."""
+    conv = nn.Conv2D(3, 3, layout='NHWC', in_channels=2)
+    assert conv.weight.shape == (3, 3, 3, 2)
+    conv.initialize()
+    assert conv(mx.nd.ones((1, 5, 5, 2))).shape == (1, 3, 3, 3)
     pool = nn.MaxPool2D(layout='NHWC')
-    with pytest.raises(mx.base.MXNetError, match='layout NHWC is not supported'):
-        pool(mx.nd.ones((1, 4, 4, 3)))
+    assert pool(mx.nd.ones((1, 4, 4, 3))).shape == (1, 2, 2, 3)

@@ -175,8 +175,8 @@ def test_convolution_params_and_errors():
                                       'workspace': '512', 'cudnn_tune': 'fastest',
                                       'cudnn_off': 'True'})
     assert (op.strides, op.dilates, op.pads) == ((1, 1), (1, 1), (0, 0))
-    with pytest.raises(MXNetError, match='NHWC'):
-        mx.sym.Convolution(data, kernel=(3, 3), num_filter=2, layout='NHWC')
+    with pytest.raises(MXNetError, match='NCW or NWC'):
+        mx.sym.Convolution(data, kernel=(3,), num_filter=2, layout='NHWC')
     with pytest.raises(MXNetError, match='stride'):
         mx.sym.Convolution(data, kernel=(3, 3), num_filter=2, stride=(1,))
     with pytest.raises(MXNetError, match='divisible'):
@@ -391,8 +391,8 @@ def test_pooling_float16_and_errors():
         mx.sym.Pooling(data, kernel=(2, 2), pool_type='lp')
     with pytest.raises(MXNetError, match="'same'"):
         mx.sym.Pooling(data, kernel=(2, 2), pooling_convention='same')
-    with pytest.raises(MXNetError, match='NHWC'):
-        mx.sym.Pooling(data, kernel=(2, 2), layout='NHWC')
+    with pytest.raises(MXNetError, match='NCDHW or NDHWC'):
+        mx.sym.Pooling(data, kernel=(2, 2, 2), layout='NHWC')
     with pytest.raises(MXNetError, match='pool_type'):
         mx.sym.Pooling(data, kernel=(2, 2), pool_type='median')
     pool = mx.sym.Pooling(data, kernel=(3, 3))
