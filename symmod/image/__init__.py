@@ -1,5 +1,5 @@
 """``mx.image``: read, decode, resize, crop, rotate and augment images; ``ImageIter`` batches
-them."""
+them, ``ImageDetIter`` with object boxes (``detection``)."""
 from .image import (imread, imdecode, imresize, copyMakeBorder, scale_down, resize_short,
                     fixed_crop, random_crop, center_crop, color_normalize, random_size_crop)
 from .augmenters import (Augmenter, SequentialAug, ResizeAug, ForceResizeAug, RandomCropAug,
@@ -9,3 +9,7 @@ from .augmenters import (Augmenter, SequentialAug, ResizeAug, ForceResizeAug, Ra
                          RandomGrayAug, HorizontalFlipAug, CastAug, CreateAugmenter)
 from .image_iter import ImageIter
 from .rotate import imrotate, random_rotate
+from .detection import (DetAugmenter, DetBorrowAug, DetRandomSelectAug, DetHorizontalFlipAug,
+                        DetRandomCropAug, DetRandomPadAug, CreateMultiRandCropAugmenter,
+                        CreateDetAugmenter, ImageDetIter)
+from . import detection
