@@ -154,8 +154,11 @@ class DataParallelExecutorGroup:
         self.num_outputs = len(self.output_names)
         self.output_layouts = [DataDesc.get_batch_axis(self.symbol[i].attr('__layout__'))
                                for i in range(self.num_outputs)]
-        # the contexts share the thread budget: at most that many run at once
-        workers = min(len(contexts), _threads.budget())
+        # the contexts share the thread budget: at most that many run at once; operators
+        # that meet across devices (SyncBatchNorm) need every device running at once
+        self._meet = any(getattr(node.operator(), 'synchronizes_devices', False)
+                         for node in symbol._nodes() if not node.is_variable)
+        workers = len(contexts) if self._meet else min(len(contexts), _threads.budget())
         self._threads = ThreadPoolExecutor(workers) if workers > 1 else None
         self.bind_exec(data_shapes, label_shapes, shared_group)
 
@@ -186,7 +189,7 @@ class DataParallelExecutorGroup:
         share = 1 if self._threads is None else min(len(self.execs), _threads.width())
         for exe in self.execs:
             exe._thread_share = share
-        if share == 1:
+        if share == 1 and not (self._meet and self._threads is not None):
             for i, exe in enumerate(self.execs):
                 function(i, exe)
             return

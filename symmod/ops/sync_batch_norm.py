@@ -7,10 +7,11 @@ MXNet 1.9.1's SyncBatchNorm does). Backward averages the per-device sums of ``dy
 ``dy * (x - mean)`` the same way. The moving averages are updated in backward, with
 the (biased) variance; the hidden outputs hold the mean and the variance.
 
-The calls of the ``ndev`` devices must run concurrently (the executor group of
-Module runs its devices on threads); a single thread stepping through the devices one
-after the other cannot meet the others, and gets an MXNetError after
-:data:`RENDEZVOUS_TIMEOUT` seconds instead of hanging. With ``ndev=1`` (the default)
+The calls of the ``ndev`` devices must run concurrently: the executor group of Module
+runs its devices on threads, all at once when its graph has such an operator
+(``synchronizes_devices``); a single thread stepping through the devices one after the
+other cannot meet the others, and gets an MXNetError after :data:`RENDEZVOUS_TIMEOUT`
+seconds instead of hanging. With ``ndev=1`` (the default)
 there is nothing to wait for.
 """
 import threading
@@ -108,6 +109,8 @@ class SyncBatchNorm(BatchNorm):
             raise MXNetError('SyncBatchNorm: ndev must be positive, found %d' % self.ndev)
         self.axis = 1
         self.cudnn_off = False
+        # the executor group must run the devices concurrently for them to meet
+        self.synchronizes_devices = self.ndev > 1
 
     def _acc(self, x):
         return np.float32 if x.dtype == np.float16 else x.dtype
