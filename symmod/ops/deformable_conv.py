@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from ..base import parse_bool, parse_int, parse_optional, parse_tuple
-from .common import choice, int_shape, kernel_array, store_from
+from .common import choice, int_shape, kernel_array, store_from, unify
 from .conv import _spatial_params, conv_output_size
 from .registry import Operator, Param, ShapeError, register
 from .sampling import _corner as _at, _scatter as _put
@@ -146,9 +146,12 @@ class _DeformableConvolution(Operator):
                     'bias': (self.num_filter,)}
         names = self.list_arguments()
         for index, name in enumerate(names[1:], 1):
-            if shapes[index] is not None and shapes[index] != expected[name]:
-                raise ShapeError('%s: %s must have shape %s, found %s'
-                                 % (self.name, name, expected[name], shapes[index]))
+            if shapes[index] is not None:   # partly known (0 = unknown dim) is merged
+                try:
+                    unify(shapes[index], expected[name])
+                except ShapeError:
+                    raise ShapeError('%s: %s must have shape %s, found %s'
+                                     % (self.name, name, expected[name], shapes[index])) from None
             shapes[index] = expected[name]
         return shapes, [(dshape[0], self.num_filter) + out_hw], []
 
