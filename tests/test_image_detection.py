@@ -70,3 +70,8 @@ def test_label_parsing_and_shape_checks():
     assert other.provide_label[0][1] == (2, 3, 5)
     with pytest.raises(ValueError, match='DetAugmenter'):
         mx.image.DetRandomSelectAug([mx.image.CastAug()])
+
+
+def test_empty_data_is_refused():
+    with pytest.raises(RuntimeError, match='no image'):
+        mx.image.ImageDetIter(2, (3, 8, 8), path_root=IMAGES, imglist=[])

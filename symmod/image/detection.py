@@ -459,6 +459,8 @@ class ImageDetIter(ImageIter):
         except StopIteration:
             pass
         self.reset()
+        if width is None:
+            raise RuntimeError('ImageDetIter: the data holds no image (with a valid label)')
         return max_count, width
 
     def _parse_label(self, label):
