@@ -43,6 +43,7 @@ class Executor:
         self._head_grads = self._plan.head_grad_arrays
         self._monitor = None
         self._monitor_all = False
+        self._monitor_op_names = False
         self._thread_share = 1      # executors running at the same time (the group sets it)
         self._arg_dict = self._grad_dict = self._aux_dict = self._output_dict = None
 
@@ -84,7 +85,7 @@ class Executor:
         else:
             for op, req, ins, outs, aux, node in self._forward_steps:
                 op.forward(is_train, req, ins, outs, aux)
-                self._report(node, op, ins, outs)
+                self._report(node, op, ins, outs, aux)
         return self.outputs
 
     def backward(self, out_grads=None, is_train=True):
@@ -134,7 +135,7 @@ class Executor:
             op.forward(is_train, req, ins, outs, aux)
             record(op.name, node.name, self._ctx, start, clock())
             if self._monitor is not None:
-                self._report(node, op, ins, outs)
+                self._report(node, op, ins, outs, aux)
 
     def _backward_profiled(self):
         clock, record = _profiler.clock, _profiler.record_operator
@@ -150,15 +151,26 @@ class Executor:
         callback hands it (``mx.base.py_str`` decodes it)."""
         self._monitor = callback
         self._monitor_all = monitor_all
+        self._monitor_op_names = False
 
-    def _report(self, node, op, ins, outs):
+    def set_op_hook(self, callback, monitor_all=False):
+        """As :meth:`set_monitor_callback`, with the operator's name too:
+        ``callback(name, op_name, array)`` (gluon's ``register_op_hook``)."""
+        self.set_monitor_callback(callback, monitor_all)
+        self._monitor_op_names = callback is not None
+
+    def _report(self, node, op, ins, outs, aux=()):
+        if self._monitor_op_names:
+            op_name = op.name.encode('utf-8')
+            report = lambda name, arr: self._monitor(name, op_name, arr)  # noqa: E731
+        else:
+            report = self._monitor
         if self._monitor_all:
             names = op.monitor_input_names()
-            for name, array in zip(names, ins):
-                self._monitor(('%s_%s' % (node.name, name)).encode('utf-8'),
-                              NDArray(array, self._ctx))
+            for name, array in zip(names, list(ins) + list(aux or ())):
+                report(('%s_%s' % (node.name, name)).encode('utf-8'), NDArray(array, self._ctx))
         for i, array in enumerate(outs[:op.num_visible_outputs()]):
-            self._monitor(node.output_name(i).encode('utf-8'), NDArray(array, self._ctx))
+            report(node.output_name(i).encode('utf-8'), NDArray(array, self._ctx))
 
     # ---- dictionaries -----------------------------------------------------------------------
     @staticmethod

@@ -115,6 +115,15 @@ class BoundGraph:
         self._shared = sorted(set(shared) | {i for i, a in enumerate(self._is_aux) if a})
         self._slots = collections.OrderedDict()     # signature -> [slot]
         self._fallback = None
+        self._hook = None           # (callback, monitor_all) of register_op_hook
+
+    def register_op_hook(self, callback, monitor_all=False):
+        """Call ``callback(name, op_name, array)`` (bytes names, as MXNet's C API) with
+        each operator's outputs, and its inputs too with ``monitor_all``; None removes
+        it."""
+        self._hook = None if callback is None else (callback, monitor_all)
+        if self._fallback is not None:
+            self._fallback.register_op_hook(callback, monitor_all)
 
     def __call__(self, *inputs):
         """Run the graph on NDArrays given in the order of ``input_names``.
@@ -145,11 +154,17 @@ class BoundGraph:
                 raise
             # a graph the executor cannot bind: run it node by node from now on
             self._fallback = GraphRunner(self._symbol)
+            if self._hook is not None:
+                self._fallback.register_op_hook(*self._hook)
             return self._fallback(*inputs)
         for x, bound in zip(inputs, slot.inputs):
             if x._data is not bound._data:
                 np.copyto(bound._data, x._data)
         exe = slot.exe
+        if self._hook is not None:
+            exe.set_op_hook(*self._hook)
+        elif exe._monitor is not None:
+            exe.set_monitor_callback(None)
         exe.forward(is_train=autograd.is_training())
         # one array per graph entry: an entry output twice is the same array twice, as
         # node-by-node execution gives (so the tape sums the gradients it receives)
