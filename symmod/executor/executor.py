@@ -7,6 +7,7 @@ from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from .memory import MemoryPool
 from .plan import Plan
+from ..symbol import cse as _cse
 
 __all__ = ['Executor']
 
@@ -33,7 +34,13 @@ class Executor:
         self.arg_arrays = list(arg_arrays)
         self.grad_arrays = list(grad_arrays)
         self.aux_arrays = list(aux_arrays)
-        self._plan = Plan(symbol, [a._data for a in self.arg_arrays],
+        # the graph that runs: common subexpressions computed once, as MXNet's bind does
+        self._optimized = symbol
+        if _cse.enabled():
+            optimized = _cse.eliminate_common_expr(symbol)
+            if optimized.list_inputs() == symbol.list_inputs():
+                self._optimized = optimized
+        self._plan = Plan(self._optimized, [a._data for a in self.arg_arrays],
                           [None if g is None else g._data for g in self.grad_arrays],
                           self._grad_reqs, [a._data for a in self.aux_arrays], self._pool,
                           ctx)
@@ -258,6 +265,10 @@ class Executor:
         """
         from .bind import reshape_arrays
         return reshape_arrays(self, partial_shaping, allow_up_sizing, kwargs)
+
+    def get_optimized_symbol(self):
+        """The graph the executor runs (after common subexpression elimination)."""
+        return self._optimized.__copy__()
 
     def debug_str(self):
         """A summary of the plan: steps and memory."""

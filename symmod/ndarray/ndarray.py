@@ -679,16 +679,22 @@ def zeros(shape, ctx=None, dtype=None, stype=None, out=None, **kwargs):
     """An array of zeros (float32 unless ``dtype``; written into ``out`` when given)."""
     if stype not in (None, 'default'):
         raise MXNetError('sparse storage type %r is not supported by symmod' % stype)
-    return full(shape, 0, ctx=ctx, dtype=dtype, out=out)
+    return full(shape, 0, ctx=ctx, dtype=dtype, out=out, _op_name='_zeros')
 
 
 def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
     """An array of ones (float32 unless ``dtype``; written into ``out`` when given)."""
-    return full(shape, 1, ctx=ctx, dtype=dtype, out=out)
+    return full(shape, 1, ctx=ctx, dtype=dtype, out=out, _op_name='_ones')
 
 
-def full(shape, val, ctx=None, dtype=None, out=None):
+def full(shape, val, ctx=None, dtype=None, out=None, _op_name='_full'):
     """An array of ``shape`` filled with ``val``."""
+    from .. import profiler as _profiler
+    if _op_name is not None and _profiler._imperative_on:     # MXNet runs an operator here
+        start = _profiler.clock()
+        result = full(shape, val, ctx, dtype, out, _op_name=None)
+        _profiler.record_operator(_op_name, None, result.context, start, _profiler.clock())
+        return result
     if out is not None:
         out[:] = val
         return out

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._suggest import did_you_mean
 from ..base import MXNetError, attr_str
+from .. import profiler as _profiler
 from .registry import Operator, Param, register
 
 _LOGGER = logging.getLogger(__name__)
@@ -242,8 +243,9 @@ class Custom(Operator):
         training mode as requested."""
         from ..autograd.state import set_recording, set_training
         prev_rec, prev_train = set_recording(False), set_training(training)
+        label = self.op_type if method == 'forward' else '_backward_' + self.op_type
         try:
-            with self._ctx:
+            with self._ctx, _profiler.custom_operator(label):
                 getattr(self._op, method)(**arrays)
         except MXNetError:
             raise

@@ -48,7 +48,9 @@ class SGLD(FusedOptimizer):
                     on_device = cuda.device_array(weight.shape, dtype=dtype)
                 entry = (weight, host, on_device)
                 self._noise[key] = entry
-            rng.standard_normal(out=entry[1], dtype=entry[1].dtype)
+            # float64 draws, as mx.random.normal makes them: after mx.random.seed(n) the
+            # noise equals mx.random.normal(0, sqrt(lr), shape) (MXNet's seeding contract)
+            entry[1][...] = rng.standard_normal(weight.shape)
             if entry[2] is None:
                 buffers.append(entry[1])
             else:

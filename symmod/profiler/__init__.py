@@ -12,7 +12,7 @@ timed path.
 """
 from .config import (set_config, profiler_set_config, set_state, profiler_set_state, pause,
                      resume)
-from .recording import scope, record_operator
+from .recording import scope, record_operator, custom_operator
 from .trace import dump, dump_profile
 from .aggregate import dumps
 from .objects import Domain, Task, Frame, Event, Counter, Marker
