@@ -291,15 +291,30 @@ class MXIndexedRecordIO(MXRecordIO):
         self.keys = []
         self.fidx = open(self.idx_path, self.flag)
         if not self.writable:
-            for number, line in enumerate(iter(self.fidx.readline, '')):
-                fields = line.strip().split('\t')
+            self._read_index()
+
+    def _read_index(self):
+        """Parse the ``key<TAB>offset`` lines; a bad line is an MXNetError naming it."""
+        try:
+            lines = self.fidx.read().splitlines()
+        except UnicodeDecodeError as err:
+            raise MXNetError('MXIndexedRecordIO: "%s" is not text: %s'
+                             % (self.idx_path, err)) from None
+        for number, line in enumerate(lines):
+            fields = line.strip().split('\t')
+            try:
                 if len(fields) < 2:
-                    raise MXNetError('MXIndexedRecordIO: line %d of "%s" should be '
-                                     '"key<TAB>offset", found %r'
-                                     % (number + 1, self.idx_path, line))
+                    raise ValueError('expected "key<TAB>offset"')
                 key = self.key_type(fields[0])
-                self.idx[key] = int(fields[1])
-                self.keys.append(key)
+                offset = int(fields[1])
+                if offset < 0:
+                    raise ValueError('a negative offset')
+            except (TypeError, ValueError) as err:
+                raise MXNetError('MXIndexedRecordIO: line %d of "%s" should be '
+                                 '"key<TAB>offset", found %r (%s)'
+                                 % (number + 1, self.idx_path, line[:80], err)) from None
+            self.idx[key] = offset
+            self.keys.append(key)
 
     def close(self):
         """Close the record and index files."""
@@ -416,6 +431,12 @@ def unpack(s):
     s : bytes
         The payload.
     """
+    if s is None:
+        raise MXNetError('recordio.unpack: no record (None): MXRecordIO.read() returns None '
+                         'after the last record of a file')
+    if not isinstance(s, (bytes, bytearray, memoryview)):
+        raise MXNetError('recordio.unpack: a record must be bytes, found %s'
+                         % type(s).__name__)
     if len(s) < _IR_SIZE:
         raise MXNetError('recordio.unpack: a record needs a %d-byte header, found %d bytes'
                          % (_IR_SIZE, len(s)))

@@ -249,6 +249,10 @@ def _read_record(reader, what):
     dtype = FLAG_TO_DTYPE[flag]
     count = math.prod(shape)
     nbytes = count * dtype.itemsize
+    if count == 0 and math.prod(d for d in shape if d) * dtype.itemsize >= 2 ** 63:
+        # empty, yet numpy cannot describe the shape (a zero beside huge dimensions)
+        raise reader.error('%s has an impossible shape %s for dtype %s (more than 2**63 '
+                           'bytes)' % (what, shape, dtype))
     if reader.pos + nbytes > reader.size:
         raise reader.error('%s is truncated: needs %d bytes of data at offset %d, %s has %d'
                            % (what, nbytes, reader.pos, reader.kind, reader.size))

@@ -145,9 +145,10 @@ def load(fname):
 
 def _entry(raw, where, n_nodes, limit):
     if not isinstance(raw, list) or len(raw) not in (2, 3) or \
-            not all(isinstance(x, int) for x in raw):
-        raise MXNetError('%s: expected an entry [node_id, index(, version)], found %r'
-                         % (where, raw))
+            not all(isinstance(x, int) and not isinstance(x, bool) and abs(x) < 2 ** 31
+                    for x in raw):
+        raise MXNetError('%s: expected an entry [node_id, index(, version)], found %s'
+                         % (where, _short(raw)))
     node_id, index = raw[0], raw[1]
     if not 0 <= node_id < limit:
         raise MXNetError('%s: node id %d out of range (must refer to one of the %d earlier '
@@ -159,40 +160,33 @@ def loads(text):
     """Read a symbol from MXNet JSON text; older layouts are upgraded as MXNet does."""
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as err:
+    except RecursionError:
+        raise MXNetError('symbol JSON is nested too deeply') from None
+    except ValueError as err:     # JSONDecodeError, and ints beyond Python's digit limit
         raise MXNetError('symbol JSON is not valid JSON: %s' % err) from None
     if not isinstance(data, dict) or not isinstance(data.get('nodes'), list) \
-            or 'heads' not in data:
-        raise MXNetError('symbol JSON must be an object with "nodes" and "heads"')
-    version = 800
-    graph_attrs = data.get('attrs') or {}
-    if 'mxnet_version' in graph_attrs:
-        try:
-            version = int(graph_attrs['mxnet_version'][1])
-        except (TypeError, ValueError, IndexError):
-            raise MXNetError('symbol JSON has a malformed mxnet_version: %r'
-                             % (graph_attrs['mxnet_version'],)) from None
-    unknown = sorted({n.get('op') for n in data['nodes'] if isinstance(n, dict)
-                      and n.get('op') not in (None, 'null') and not registry.exists(n.get('op'))})
+            or not isinstance(data.get('heads'), list):
+        raise MXNetError('symbol JSON must be an object with the lists "nodes" and "heads"')
+    version = _version(data.get('attrs'))
+    raw_nodes = data['nodes']
+    for i, raw in enumerate(raw_nodes):
+        _check_raw_node(raw, i)
+    unknown = sorted({n['op'] for n in raw_nodes
+                      if n['op'] != 'null' and not registry.exists(n['op'])})
     if unknown:
         raise MXNetError('symbol JSON uses operators that symmod does not know: %s'
                          % ', '.join(unknown))
     nodes = []
-    for i, raw in enumerate(data['nodes']):
-        if not isinstance(raw, dict) or 'op' not in raw or 'name' not in raw:
-            raise MXNetError('node %d must be an object with "op" and "name", found %r'
-                             % (i, raw))
+    for i, raw in enumerate(raw_nodes):
         attrs = {}
         for key in ('param', 'attr', 'attrs'):
-            extra = raw.get(key) or {}
-            if not isinstance(extra, dict):
-                raise MXNetError('node %d (%s): "%s" must be an object' % (i, raw['name'], key))
-            attrs.update({str(k): str(v) for k, v in extra.items()})
+            attrs.update({k: _attr_text(v, i, raw['name'], k)
+                          for k, v in (raw.get(key) or {}).items()})
         op = None if raw['op'] == 'null' else raw['op']
-        node = Node(op, str(raw['name']), attrs)
+        node = Node(op, raw['name'], attrs)
         for raw_entry in raw.get('inputs', []):
             node_id, index = _entry(raw_entry, 'node %d (%s) input' % (i, raw['name']),
-                                    len(data['nodes']), i)
+                                    len(raw_nodes), i)
             node.inputs.append((nodes[node_id], index))
             node.versions.append(raw_entry[2] if len(raw_entry) == 3 else 0)
         nodes.append(node)
@@ -202,13 +196,13 @@ def loads(text):
     if version < MXNET_VERSION:
         _LOGGER.info('Loading symbol saved by previous version v%d.%d.%d. Attempting to '
                      'upgrade...', version // 10000, (version // 100) % 100, version % 100)
-        _upgrade(nodes, version)
+        _guarded(_upgrade, nodes, version)
     elif version > MXNET_VERSION:
         _LOGGER.warning('loading symbol saved by MXNet version %d with symmod, which writes '
                         '%d; may cause undefined behavior', version, MXNET_VERSION)
     for node in nodes:
         if node.op is not None:
-            _check_node(node)
+            _guarded(_check_node, node)
     symbol = Symbol([(nodes[n], i) for n, i in heads])
     for (n, i) in heads:
         if not 0 <= i < nodes[n].num_outputs():
@@ -216,6 +210,70 @@ def loads(text):
                              % (n, i, nodes[n].name))
     _graph.check_acyclic(_graph.build_graph(symbol._outputs))
     return symbol
+
+
+def _version(graph_attrs):
+    """The writer's MXNet version from the graph attributes (0.8.0 when absent)."""
+    if graph_attrs is None:
+        return 800
+    if not isinstance(graph_attrs, dict):
+        raise MXNetError('symbol JSON "attrs" must be an object, found %s'
+                         % type(graph_attrs).__name__)
+    if 'mxnet_version' not in graph_attrs:
+        return 800
+    value = graph_attrs['mxnet_version']
+    if isinstance(value, list) and len(value) == 2 and isinstance(value[1], int) \
+            and not isinstance(value[1], bool) and 0 <= value[1] < 10 ** 9:
+        return value[1]
+    raise MXNetError('symbol JSON has a malformed mxnet_version: %s (expected ["int", '
+                     'a version number])' % _short(value))
+
+
+def _short(value, limit=80):
+    """A JSON value as short text for messages (never a 5000-digit repr)."""
+    text = json.dumps(value) if not isinstance(value, int) or abs(value) < 10 ** 60 \
+        else 'an int of %d bits' % value.bit_length()
+    return text if len(text) <= limit else text[:limit] + '...'
+
+
+def _check_raw_node(raw, i):
+    """A node entry must be an object with string "op" and "name" and the right types."""
+    if not isinstance(raw, dict) or not isinstance(raw.get('op'), str) \
+            or not isinstance(raw.get('name'), str):
+        raise MXNetError('node %d must be an object with the strings "op" and "name", found %s'
+                         % (i, _short(raw)))
+    for key in ('param', 'attr', 'attrs'):
+        if raw.get(key) is not None and not isinstance(raw[key], dict):
+            raise MXNetError('node %d (%s): "%s" must be an object, found %s'
+                             % (i, raw['name'], key, _short(raw[key])))
+    if not isinstance(raw.get('inputs', []), list):
+        raise MXNetError('node %d (%s): "inputs" must be a list, found %s'
+                         % (i, raw['name'], _short(raw['inputs'])))
+
+
+def _attr_text(value, i, name, key):
+    """Attribute values are strings in MXNet's files; numbers are accepted as text."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and (not isinstance(value, int) or abs(value) < 10 ** 60):
+        return str(value)
+    raise MXNetError('node %d (%s): attribute %s must be a string, found %s'
+                     % (i, name, _short(key), _short(value)))
+
+
+def _guarded(step, node_or_nodes, *args):
+    """Run an operator-parsing step; a parameter Python cannot parse becomes an MXNetError
+    naming the node (operators raise MXNetError themselves for most bad values)."""
+    try:
+        return step(node_or_nodes, *args)
+    except (TypeError, ValueError, OverflowError, RecursionError, KeyError) as err:
+        if isinstance(node_or_nodes, Node):
+            where = 'node %s (%s)' % (node_or_nodes.name, node_or_nodes.op)
+        else:
+            where = 'upgrading the graph'
+        raise MXNetError('%s: bad attribute value (%s: %s)'
+                         % (where, type(err).__name__, str(err)[:200])) from None
 
 
 def _check_node(node):

@@ -386,32 +386,14 @@ class Optimizer:
 
     # ---- what exact resume needs ---------------------------------------------------------
     def _resume_state(self):
-        """Counters and schedule position that MXNet's states files lose (JSON-able)."""
-        counts = {str(dev): [[k, v] for k, v in table.items()]
-                  for dev, table in self._all_index_update_counts.items()}
-        state = {'num_update': self.num_update, 'counts': counts, 'lr': self.lr,
-                 'extra': self._extra_resume_state()}
-        if self.lr_scheduler is not None:
-            state['lr_scheduler'] = {
-                'class': type(self.lr_scheduler).__name__,
-                'attrs': {k: v for k, v in vars(self.lr_scheduler).items()
-                          if isinstance(v, (int, float, str, bool, list, type(None)))}}
-        return state
+        """Progress and settings for a states file (see ``optimizer/resume.py``)."""
+        from . import resume
+        return resume.capture(self)
 
-    def _load_resume_state(self, state):
-        """Restore what :meth:`_resume_state` returned."""
-        self.num_update = state['num_update']
-        self.lr = state['lr']
-        self._all_index_update_counts = {}
-        for dev, pairs in state['counts'].items():
-            self._all_index_update_counts[int(dev)] = {k: v for k, v in pairs}
-        self._all_index_update_counts.setdefault(0, {})
-        self._index_update_count = self._all_index_update_counts[0]
-        sched = state.get('lr_scheduler')
-        if sched is not None and self.lr_scheduler is not None \
-                and type(self.lr_scheduler).__name__ == sched['class']:
-            vars(self.lr_scheduler).update(sched['attrs'])
-        self._load_extra_resume_state(state.get('extra', {}))
+    def _load_resume_state(self, state, where='optimizer states', file_wins=False):
+        """Restore :meth:`_resume_state`: progress always, settings only with ``file_wins``."""
+        from . import resume
+        resume.restore(self, state, where, file_wins)
 
     def _extra_resume_state(self):
         """Optimizer-specific resume values (override in subclasses)."""

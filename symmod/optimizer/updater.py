@@ -122,12 +122,13 @@ class Updater:
             symmod's states format (see ``symmod.formats.states``).
         """
         from ..formats import states as states_format
+        from . import resume
         payload = {'format': _FORMAT, 'version': 1,
                    'states': dict(self.states),
                    'optimizer_state': self.optimizer._resume_state()}
         if dump_optimizer:
             payload['optimizer'] = {'name': type(self.optimizer).__name__.lower(),
-                                    'attrs': _plain_attrs(self.optimizer)}
+                                    'attrs': resume.declared_attrs(self.optimizer)}
         return states_format.dumps(payload)
 
     def set_states(self, states):
@@ -146,17 +147,28 @@ class Updater:
         from ..formats import states as states_format
         loaded = states_format.loads(states, where=where)
         if isinstance(loaded, dict) and loaded.get('format') == _FORMAT:
-            if 'optimizer' in loaded:
-                self.optimizer = _rebuild_optimizer(loaded['optimizer'], self.optimizer)
-            self.optimizer._load_resume_state(loaded['optimizer_state'])
-            loaded = loaded['states']
-        elif isinstance(loaded, tuple) and len(loaded) == 2 and isinstance(loaded[0], dict):
-            loaded = loaded[0]     # MXNet's (states, optimizer) with dump_optimizer
+            loaded = self._restore_symmod(loaded, where)
+        elif isinstance(loaded, tuple) and len(loaded) == 2:
+            raise MXNetError('%s: expected (states, optimizer) as MXNet pickles them, found '
+                             '(%s, %s)' % (where, type(loaded[0]).__name__,
+                                           type(loaded[1]).__name__))
         if not isinstance(loaded, dict):
             raise MXNetError('%s: expected a dict of optimizer states by parameter index, '
                              'found %s' % (where, type(loaded).__name__))
         self.states = dict(loaded)
         self.states_synced = dict.fromkeys(self.states.keys(), False)
+
+    def _restore_symmod(self, payload, where):
+        """Apply symmod's payload to the optimizer; returns the per-index states."""
+        for key, kind in (('states', dict), ('optimizer_state', dict)):
+            if not isinstance(payload.get(key), kind):
+                raise MXNetError('%s: the states file has no %r %s'
+                                 % (where, key, kind.__name__))
+        file_wins = 'optimizer' in payload
+        if file_wins:
+            self.optimizer = _rebuild_optimizer(payload['optimizer'], self.optimizer, where)
+        self.optimizer._load_resume_state(payload['optimizer_state'], where, file_wins)
+        return payload['states']
 
 
 def load_states_file(updater, fname):
@@ -166,28 +178,24 @@ def load_states_file(updater, fname):
     updater._set_states(data, str(fname))
 
 
-def _plain_attrs(optimizer):
-    """The optimizer's settings that are plain values (what can be stored without pickle)."""
-    keep = {}
-    for key, value in vars(optimizer).items():
-        if key in ('param_dict', 'sym_info', 'lr_scheduler') or key.startswith('_'):
-            continue
-        if isinstance(value, (int, float, str, bool, type(None))):
-            keep[key] = value
-        elif isinstance(value, dict) and all(isinstance(v, (int, float, str)) for v in
-                                             value.values()):
-            keep[key] = dict(value)
-    return keep
-
-
-def _rebuild_optimizer(saved, current):
-    """Apply saved settings to the current optimizer (same class) or a new one."""
+def _rebuild_optimizer(saved, current, where):
+    """The optimizer a dump_optimizer file names (the current one when the class matches),
+    with the file's declared settings."""
+    from . import resume
+    if not isinstance(saved, dict) or not isinstance(saved.get('name'), str) \
+            or not isinstance(saved.get('attrs'), dict):
+        raise MXNetError('%s: the saved optimizer must be {"name": str, "attrs": {...}}'
+                         % where)
     if type(current).__name__.lower() == saved['name']:
         optimizer = current
-    else:
+    elif saved['name'] in Optimizer.opt_registry:
         optimizer = Optimizer.create_optimizer(saved['name'])
-    for key, value in saved['attrs'].items():
-        setattr(optimizer, key, value)
+    else:
+        raise MXNetError('%s: the file names the optimizer %r, which symmod does not have'
+                         % (where, saved['name']))
+    # older symmod files also listed these; they are not settings a file may set
+    attrs = {k: v for k, v in saved['attrs'].items() if k not in resume.NOT_SETTINGS}
+    resume.set_declared(optimizer, attrs, where, type(optimizer).__name__)
     return optimizer
 
 
