@@ -6,7 +6,14 @@ once the buffer living in it is dead, and grows to its largest user), and a
 :class:`MemoryPool` backs virtual storages with physical blocks. Executors that
 share a pool (bucketing, ``shared_exec``) reuse the same blocks, since only one of
 them runs at a time.
+
+Both choose best fit (the smallest free storage or block that is large enough) from
+lists kept sorted by size, searched with :mod:`bisect`, so binding a graph of n nodes
+takes O(n log n) comparisons rather than a scan of every free storage per buffer.
 """
+import bisect
+import itertools
+
 import numpy as np
 
 __all__ = ['assign_storage', 'MemoryPool']
@@ -39,7 +46,7 @@ def assign_storage(buffers, aliases=None):
     storage_of = [None] * len(buffers)
     holder = {}         # storage -> the buffer living in it now
     sizes = []
-    free = []
+    free = _FreeList()
     end_pos = 0
     for b in order:
         start, _, nbytes = buffers[b]
@@ -47,7 +54,7 @@ def assign_storage(buffers, aliases=None):
         while end_pos < len(ends) and buffers[ends[end_pos]][1] < start:
             dead = ends[end_pos]
             if storage_of[dead] is not None and holder.get(storage_of[dead]) == dead:
-                free.append(storage_of[dead])
+                free.add(storage_of[dead], sizes[storage_of[dead]])
             end_pos += 1
         donors = [o for o in aliases.get(b, ()) if storage_of[o] is not None
                   and holder.get(storage_of[o]) == o and buffers[o][1] == start
@@ -55,26 +62,39 @@ def assign_storage(buffers, aliases=None):
         if donors:
             storage = storage_of[donors[0]]     # in place: inherit a dying input's storage
         else:
-            storage = _best_fit(free, sizes, nbytes)
+            storage = free.take(nbytes)
             if storage is None:
                 storage = len(sizes)
                 sizes.append(nbytes)
             else:
-                free.remove(storage)
                 sizes[storage] = max(sizes[storage], nbytes)
         storage_of[b] = storage
         holder[storage] = b
     return storage_of, sizes
 
 
-def _best_fit(free, sizes, nbytes):
-    """The free storage that fits ``nbytes`` most tightly, else the largest free one."""
-    if not free:
-        return None
-    fitting = [s for s in free if sizes[s] >= nbytes]
-    if fitting:
-        return min(fitting, key=lambda s: sizes[s])
-    return max(free, key=lambda s: sizes[s])
+class _FreeList:
+    """Free storages sorted by (size, order of release).
+
+    :meth:`take` returns the smallest storage that fits, else the largest one (which its
+    new buffer will grow); among equal sizes the one released first, so the packing is
+    the same as scanning the storages in the order they were freed.
+    """
+
+    def __init__(self):
+        self.keys = []                  # sorted (size, release number, storage)
+        self.counter = itertools.count()
+
+    def add(self, storage, size):
+        bisect.insort(self.keys, (size, next(self.counter), storage))
+
+    def take(self, nbytes):
+        if not self.keys:
+            return None
+        pos = bisect.bisect_left(self.keys, (nbytes, -1))
+        if pos == len(self.keys):       # none fits: the largest, first released among equals
+            pos = bisect.bisect_left(self.keys, (self.keys[-1][0], -1))
+        return self.keys.pop(pos)[2]
 
 
 class MemoryPool:
@@ -105,20 +125,20 @@ class MemoryPool:
     def back(self, sizes):
         """Give each virtual storage of one executor its own block (reusing, else growing).
 
-        Returns a list of uint8 arrays, one per storage, each at least that large.
+        Storages are served largest first, each with the smallest block that fits (the
+        lowest-numbered among equal sizes). Returns a list of uint8 arrays, one per
+        storage, each at least that large.
         """
-        taken = set()
+        available = sorted((b.size, i) for i, b in enumerate(self.blocks))
         result = [None] * len(sizes)
         for storage in sorted(range(len(sizes)), key=lambda s: -sizes[s]):
             need = sizes[storage]
-            candidates = [i for i, b in enumerate(self.blocks)
-                          if i not in taken and b.size >= need]
-            if candidates:
-                index = min(candidates, key=lambda i: self.blocks[i].size)
+            pos = bisect.bisect_left(available, (need, -1))
+            if pos < len(available):
+                index = available.pop(pos)[1]
             else:
                 index = len(self.blocks)
                 self.blocks.append(_aligned_empty(need))
-            taken.add(index)
             result[storage] = self.blocks[index]
         return result
 
