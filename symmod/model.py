@@ -40,6 +40,35 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
     _LOGGER.info('Saved checkpoint to "%s"', param_name)
 
 
+def _save_params_and_states(prefix, epoch, arg_params, aux_params, module=None):
+    """Write ``prefix-%04d.params`` and, when ``module`` is given, its optimizer states as
+    ``prefix-%04d.states`` tagged with the digest of the params (formats/checkpoint.py)."""
+    from .formats import checkpoint
+    param_name = '%s-%04d.params' % (prefix, epoch)
+    state_name = '%s-%04d.states' % (prefix, epoch)
+    blob = module._checkpoint_states() if module is not None else None
+    if blob is None:
+        checkpoint.save_params_and_states(param_name, _join_params(arg_params, aux_params))
+        if module is not None:      # a distributed store keeps the states: save them after
+            module.save_optimizer_states(state_name)
+    else:
+        checkpoint.save_params_and_states(param_name, _join_params(arg_params, aux_params),
+                                          state_name, blob, epoch)
+    _LOGGER.info('Saved checkpoint to "%s"', param_name)
+    if module is not None:
+        _LOGGER.info('Saved optimizer state to "%s"', state_name)
+
+
+def _load_params_for_states(prefix, epoch):
+    """``(arg_params, aux_params, preload)`` where ``preload`` tells ``init_optimizer``
+    which states file to load and which params it must belong to."""
+    from .formats import checkpoint
+    param_name = '%s-%04d.params' % (prefix, epoch)
+    save_dict, digest = checkpoint.load_params_with_digest(param_name)
+    arg_params, aux_params = _split_params(save_dict, param_name) if save_dict else ({}, {})
+    return arg_params, aux_params, ('%s-%04d.states' % (prefix, epoch), param_name, digest)
+
+
 def _join_params(arg_params, aux_params):
     """The ``{'arg:<name>': ..., 'aux:<name>': ...}`` dict a ``.params`` file holds."""
     save_dict = {'arg:%s' % k: v.as_in_context(cpu()) for k, v in arg_params.items()}

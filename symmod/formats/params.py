@@ -25,7 +25,7 @@ from .atomic import atomic_open
 from .dtypes import DTYPE_TO_FLAG, FLAG_TO_DTYPE, UNSUPPORTED_FLAGS
 
 __all__ = ['encode_record', 'decode_record', 'encode_arrays', 'decode_arrays',
-           'save', 'load', 'load_frombuffer']
+           'save', 'load', 'load_frombuffer', 'prepare', 'write', 'read_whole', 'load_buffer']
 
 LIST_MAGIC = 0x112
 V1_MAGIC = 0xF993FAC8
@@ -397,14 +397,10 @@ def _path(fname):
     return os.fspath(fname)
 
 
-def save(fname, data):
-    """Save an NDArray, a list of NDArrays or a dict str->NDArray in MXNet's format.
-
-    The file is written atomically; see :func:`symmod.ndarray.save` for the details.
-    """
-    path = _path(fname)
+def prepare(data):
+    """Split what ``nd.save`` accepts into (host arrays, names) and refuse, before the disk
+    is touched, what MXNet's format cannot hold (a dtype, a name that is not UTF-8)."""
     arrays, names = _split_data(data)
-    # fail before touching the disk
     for array in arrays:
         _type_flag(array.dtype)
     for name in names:
@@ -413,10 +409,27 @@ def save(fname, data):
         except UnicodeEncodeError as err:
             raise MXNetError('cannot save the name %r: it is not valid UTF-8 text (%s)'
                              % (name, err)) from None
+    return arrays, names
+
+
+def write(f, arrays, names, digest=None):
+    """Stream the file's bytes to ``f`` (feeding ``digest.update`` too, when given)."""
+    for chunk in _file_chunks(arrays, names):
+        if digest is not None:
+            digest.update(chunk)
+        f.write(chunk)
+
+
+def save(fname, data):
+    """Save an NDArray, a list of NDArrays or a dict str->NDArray in MXNet's format.
+
+    The file is written atomically; see :func:`symmod.ndarray.save` for the details.
+    """
+    path = _path(fname)
+    arrays, names = prepare(data)
     try:
         with atomic_open(path, 'wb') as f:
-            for chunk in _file_chunks(arrays, names):
-                f.write(chunk)
+            write(f, arrays, names)
     except OSError as err:
         raise MXNetError('%s: cannot write the file: %s' % (path, err)) from err
 
@@ -431,12 +444,8 @@ def _wrap(arrays, names):
     return dict(zip(names, values))
 
 
-def load(fname):
-    """Load a file written by ``nd.save`` (MXNet's or symmod's).
-
-    Returns a list of NDArray for an unnamed file, else a dict str->NDArray in file order;
-    see :func:`symmod.ndarray.load`.
-    """
+def read_whole(fname):
+    """(path, bytearray) of a whole file; an unreadable file is an MXNetError naming it."""
     path = _path(fname)
     try:
         with open(path, 'rb') as f:
@@ -447,6 +456,21 @@ def load(fname):
                 raise MXNetError('%s: the file changed size while it was read' % path)
     except OSError as err:
         raise MXNetError('%s: cannot read the file: %s' % (path, err)) from err
+    return path, buf
+
+
+def load(fname):
+    """Load a file written by ``nd.save`` (MXNet's or symmod's).
+
+    Returns a list of NDArray for an unnamed file, else a dict str->NDArray in file order;
+    see :func:`symmod.ndarray.load`.
+    """
+    path, buf = read_whole(fname)
+    return load_buffer(buf, path)
+
+
+def load_buffer(buf, path):
+    """:func:`load` on bytes already read from ``path`` (a bytearray, used in place)."""
     arrays, names = _read_file(memoryview(buf), path, owned=True)
     return _wrap(arrays, names)
 

@@ -26,7 +26,7 @@ import numpy as np
 from ..base import MXNetError
 from . import mxnet_pickle, params, pickle_reader
 
-__all__ = ['dumps', 'loads', 'dumps_mxnet']
+__all__ = ['dumps', 'loads', 'dumps_mxnet', 'add_entry', 'read_entry']
 
 MAGIC = b'SYMMODST'
 VERSION = 1
@@ -152,6 +152,54 @@ def dumps_mxnet(obj):
         return mxnet_pickle.dumps(obj, _host_array)
     except RecursionError:
         raise MXNetError('optimizer states are nested too deeply to save') from None
+
+
+# ---- one top-level entry, without touching the arrays -------------------------------------
+def _split(blob):
+    """(header dict, bytes after the header) of a symmod states blob, or None."""
+    data = bytes(blob[:len(MAGIC) + _PREFIX.size])
+    if len(data) < len(MAGIC) + _PREFIX.size or data[:len(MAGIC)] != MAGIC:
+        return None
+    _, header_len = _PREFIX.unpack_from(data, len(MAGIC))
+    start = len(MAGIC) + _PREFIX.size
+    try:
+        header = json.loads(bytes(blob[start:start + header_len]).decode('utf-8'))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if not isinstance(header, dict) or not isinstance(header.get('tree'), dict) \
+            or not isinstance(header['tree'].get('dict'), list):
+        return None
+    return header, blob[start + header_len:]
+
+
+def add_entry(blob, key, value):
+    """Return ``blob`` (symmod's format, a dict at the top) with ``key: value`` added.
+
+    ``value`` is a dict of str to str/int. Only the JSON header is rewritten, so this
+    is cheap for any size of arrays. Readers that do not know ``key`` ignore it.
+    """
+    split = _split(blob)
+    if split is None:
+        raise MXNetError('add_entry: not symmod optimizer states with a dict at the top')
+    header, arrays = split
+    header['tree']['dict'].append([key, _Encoder().node(value)])
+    text = json.dumps(header, separators=(',', ':')).encode('utf-8')
+    return MAGIC + _PREFIX.pack(VERSION, len(text)) + text + bytes(arrays)
+
+
+def read_entry(blob, key):
+    """The plain value stored under top-level ``key`` by :func:`add_entry`, or None
+    (also for MXNet's pickles, damaged data and files without it)."""
+    split = _split(blob)
+    if split is None:
+        return None
+    for pair in split[0]['tree']['dict']:
+        if isinstance(pair, list) and len(pair) == 2 and pair[0] == key:
+            try:
+                return _Decoder([], _WHERE).node(pair[1])
+            except (MXNetError, RecursionError):
+                return None
+    return None
 
 
 # ---- reading ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from .. import context as ctx
 from .. import ndarray as nd
 from .. import symbol as sym
 from ..initializer import Uniform
-from ..model import load_params
+from ..model import load_params, _load_params_for_states, _save_params_and_states
 from ..name import NameManager
 from .base_module import BaseModule, _check_input_names
 from .module import Module
@@ -289,17 +289,14 @@ class BucketingModule(BaseModule):
         """Save ``prefix-%04d.params``, ``prefix-<key>-symbol.json`` for every bucket and
         ``prefix.buckets`` (the keys), as MXNet does; optionally ``prefix-%04d.states``."""
         assert len(self._buckets) > 0, 'Empty BucketingModule cannot be saved'
-        param_name = '%s-%04d.params' % (prefix, epoch)
-        self.save_params(param_name)
         for bucket_key in self._buckets:
             symbol, _, _ = self._call_sym_gen(bucket_key)
             symbol.save('%s-%s-symbol.json' % (prefix, bucket_key),
                         remove_amp_cast=remove_amp_cast)
         nd.save('%s.buckets' % prefix, nd.array(list(self._buckets.keys()), dtype=np.int32))
-        if save_optimizer_states:
-            state_name = '%s-%04d.states' % (prefix, epoch)
-            self._curr_module.save_optimizer_states(state_name)
-            _LOGGER.info('Saved optimizer state to "%s"', state_name)
+        # states first, tagged with the params they belong to (formats/checkpoint.py)
+        _save_params_and_states(prefix, epoch, *self.get_params(),
+                                module=self._curr_module if save_optimizer_states else None)
 
     @staticmethod
     def load(prefix, epoch, sym_gen=None, default_bucket_key=None,
@@ -320,12 +317,14 @@ class BucketingModule(BaseModule):
         if mod._curr_module is None:
             raise ValueError('default_bucket_key %r is not among the saved buckets %s'
                              % (default_bucket_key, keys))
-        arg_params, aux_params = load_params(prefix, epoch)
+        if load_optimizer_states:
+            arg_params, aux_params, preload = _load_params_for_states(prefix, epoch)
+            mod._curr_module._preload_opt_states = preload
+        else:
+            arg_params, aux_params = load_params(prefix, epoch)
         mod._curr_module._arg_params = arg_params
         mod._curr_module._aux_params = aux_params
         mod._curr_module.params_initialized = True
-        if load_optimizer_states:
-            mod._curr_module._preload_opt_states = '%s-%04d.states' % (prefix, epoch)
         mod.params_initialized = True
         return mod
 

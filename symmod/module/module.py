@@ -8,8 +8,12 @@ from .. import optimizer as opt
 from ..executor.group import DataParallelExecutorGroup
 from ..initializer import Uniform, InitDesc
 from ..io import DataDesc
+from .. import symbol as symbol_module
+from ..base import MXNetError
+from ..formats.checkpoint import check_states
 from ..model import (_create_kvstore, _initialize_kvstore, _update_params,
-                     _update_params_on_kvstore, load_checkpoint)
+                     _update_params_on_kvstore, load_checkpoint, _load_params_for_states,
+                     _save_params_and_states)
 from ..ndarray import zeros
 from ..formats.atomic import atomic_write
 from ..optimizer.updater import load_states_file
@@ -108,26 +112,39 @@ class Module(BaseModule):
         **kwargs
             Passed to the Module constructor (data_names, context, ...).
         """
-        sym, args, auxs = load_checkpoint(prefix, epoch)
+        if load_optimizer_states:
+            sym = symbol_module.load('%s-symbol.json' % prefix)
+            args, auxs, preload = _load_params_for_states(prefix, epoch)
+        else:
+            sym, args, auxs = load_checkpoint(prefix, epoch)
+            preload = None
         mod = Module(symbol=sym, **kwargs)
         mod._arg_params = args
         mod._aux_params = auxs
         mod.params_initialized = True
-        if load_optimizer_states:
-            mod._preload_opt_states = '%s-%04d.states' % (prefix, epoch)
+        mod._preload_opt_states = preload
         return mod
 
     def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
         """Save ``prefix-symbol.json``, ``prefix-%04d.params`` and optionally
-        ``prefix-%04d.states`` (symmod's format, which resumes exactly)."""
+        ``prefix-%04d.states`` (symmod's format, which resumes exactly).
+
+        The states record which parameters they belong to and are written before the
+        parameters, so that an interrupted save is caught when the pair is loaded.
+        """
         self._symbol.save('%s-symbol.json' % prefix, remove_amp_cast=remove_amp_cast)
-        param_name = '%s-%04d.params' % (prefix, epoch)
-        self.save_params(param_name)
-        _LOGGER.info('Saved checkpoint to "%s"', param_name)
         if save_optimizer_states:
-            state_name = '%s-%04d.states' % (prefix, epoch)
-            self.save_optimizer_states(state_name)
-            _LOGGER.info('Saved optimizer state to "%s"', state_name)
+            assert self.optimizer_initialized
+        _save_params_and_states(prefix, epoch, *self.get_params(),
+                                module=self if save_optimizer_states else None)
+
+    def _checkpoint_states(self):
+        """The optimizer states as bytes for a checkpoint; None when a distributed store
+        keeps them."""
+        if self._update_on_kvstore:
+            updater = getattr(self._kvstore, '_updater', None)
+            return None if updater is None else updater.get_states()
+        return self._updater.get_states()
 
     def _reset_bind(self):
         self.binded = False
@@ -366,8 +383,16 @@ class Module(BaseModule):
             self._updater = opt.get_updater(optimizer)
         self.optimizer_initialized = True
         if self._preload_opt_states is not None:
-            self.load_optimizer_states(self._preload_opt_states)
+            state_name, param_name, digest = self._preload_opt_states
             self._preload_opt_states = None
+            try:
+                with open(state_name, 'rb') as fin:
+                    blob = fin.read()
+            except OSError as err:
+                raise MXNetError('%s: cannot read the optimizer states: %s'
+                                 % (state_name, err)) from err
+            check_states(blob, state_name, param_name, digest)
+            self.load_optimizer_states(state_name)
 
     def borrow_optimizer(self, shared_module):
         """Use ``shared_module``'s optimizer, KVStore and updater (bucketing)."""
