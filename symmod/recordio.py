@@ -465,12 +465,15 @@ def decode_image(buf, iscolor=-1):
 
     ``iscolor`` follows ``cv2.imdecode``: 0 gray ``(h, w)``, > 0 colour
     ``(h, w, 3)`` BGR, < 0 as stored (gray 2-D, colour BGR, with alpha BGRA).
-    Returns None when the bytes are not a readable image (as OpenCV does).
+    Returns None when the bytes are not a readable image (as OpenCV does); an image
+    of more than ``mx.image.get_max_image_pixels()`` pixels is an MXNetError.
     """
     from .image.opencv import open_image, gray_pixels
     _pil()      # a clear ImportError when Pillow is missing
     try:
         img = open_image(buf, gray=iscolor == 0)
+    except MXNetError:  # an image over the pixel limit: say so rather than return None
+        raise
     except Exception:   # Pillow raises many types for bad data; OpenCV returns None
         return None
     if iscolor == 0:

@@ -13,3 +13,4 @@ from .detection import (DetAugmenter, DetBorrowAug, DetRandomSelectAug, DetHoriz
                         DetRandomCropAug, DetRandomPadAug, CreateMultiRandCropAugmenter,
                         CreateDetAugmenter, ImageDetIter)
 from . import detection
+from .opencv import get_max_image_pixels, set_max_image_pixels

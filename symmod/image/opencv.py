@@ -13,17 +13,82 @@ and the gluon vision datasets and transforms (OpenCV itself is not used):
   integer weights for uint8 (the rows mixed as its SIMD code does: float32, rounded
   to nearest even; the last bytes of a row by its integer code).
 
+Images are bounded before anything is allocated: a decoded image and a resize target
+may have at most :func:`get_max_image_pixels` pixels (Pillow's bomb limit by default), so
+a small file cannot ask for gigabytes; resizing and grey conversion work in bands of
+rows, so their temporaries stay a small fraction of the output.
+
 This module imports nothing from ``symmod.io`` or ``symmod.gluon``: both use it.
 """
 import io
+import struct
 
 import numpy as np
 
 from ..base import MXNetError
 
-__all__ = ['open_image', 'gray_pixels', 'decode', 'resize']
+__all__ = ['open_image', 'gray_pixels', 'decode', 'resize', 'get_max_image_pixels',
+           'set_max_image_pixels']
 
 _COEF_SCALE = 1 << 11     # OpenCV's fixed-point weights for 8-bit bilinear resizing
+_BAND = 1 << 16           # elements per band of rows in resize and grey conversion
+_LIMIT = [89478485]       # Pillow's Image.MAX_IMAGE_PIXELS (decompression-bomb warning)
+
+
+def get_max_image_pixels():
+    """The most pixels a decoded image or a resize target may have."""
+    return _LIMIT[0]
+
+
+def set_max_image_pixels(pixels):
+    """Set the most pixels a decoded image or a resize target may have.
+
+    Parameters
+    ----------
+    pixels : int
+        The new limit (default 89,478,485, Pillow's ``Image.MAX_IMAGE_PIXELS``).
+
+    Returns
+    -------
+    int
+        The previous limit.
+    """
+    if isinstance(pixels, bool) or not isinstance(pixels, int) or pixels < 1:
+        raise MXNetError('set_max_image_pixels: expected a positive int, found %r' % (pixels,))
+    previous, _LIMIT[0] = _LIMIT[0], pixels
+    return previous
+
+
+def _check_pixels(width, height, what):
+    if width * height > _LIMIT[0]:
+        raise MXNetError('%s too large (%d x %d, limit %d pixels; see '
+                         'mx.image.set_max_image_pixels)' % (what, width, height, _LIMIT[0]))
+
+
+def _read_header(raw):
+    """A Pillow image for ``raw`` with its header read and nothing decoded.
+
+    The format plugins are called directly, as ``Image.open`` does, but without Pillow's
+    own decompression-bomb check, so that :func:`_check_pixels` reports the size.
+    """
+    from PIL import Image
+    stream = io.BytesIO(raw)
+    prefix = stream.read(16)
+    Image.preinit()
+    for attempt in range(2):
+        for fmt in Image.ID:
+            factory, accept = Image.OPEN[fmt]
+            result = not accept or accept(prefix)
+            if not result or isinstance(result, str):
+                continue
+            stream.seek(0)
+            try:
+                return factory(stream, '')
+            except (SyntaxError, IndexError, TypeError, struct.error):
+                continue
+        if attempt == 0:
+            Image.init()            # the less common plugins
+    raise OSError('cannot identify image file')
 
 
 def open_image(raw, gray=False):
@@ -32,8 +97,8 @@ def open_image(raw, gray=False):
     ``gray`` asks a JPEG decoder for its luma plane, as libjpeg hands it to
     OpenCV for a grey read. Pillow's own exception propagates for bad data.
     """
-    from PIL import Image
-    img = Image.open(io.BytesIO(raw))
+    img = _read_header(raw)
+    _check_pixels(img.size[0], img.size[1], 'image')
     if gray and img.format == 'JPEG':
         img.draft('L', img.size)
     img.load()
@@ -44,14 +109,20 @@ def gray_pixels(img):
     """uint8 ``(h, w, 1)`` grey pixels of a Pillow image opened with ``gray=True``."""
     if img.mode == 'L':
         return np.asarray(img)[:, :, None]
-    rgb = np.asarray(img.convert('RGB')).astype(np.int32)
+    rgb = np.asarray(img.convert('RGB'))
     if img.format == 'PNG':
         # libpng's png_set_rgb_to_gray(0.299, 0.587): 15-bit weights, truncated
-        gray = (rgb[..., 0] * 9797 + rgb[..., 1] * 19234 + rgb[..., 2] * 3737) >> 15
+        weights, bias, shift = (9797, 19234, 3737), 0, 15
     else:
         # cv::cvtColor(BGR2GRAY): 14-bit weights, rounded
-        gray = (rgb[..., 0] * 4899 + rgb[..., 1] * 9617 + rgb[..., 2] * 1868 + 8192) >> 14
-    return gray.astype(np.uint8)[:, :, None]
+        weights, bias, shift = (4899, 9617, 1868), 8192, 14
+    gray = np.empty(rgb.shape[:2] + (1,), dtype=np.uint8)
+    for top in range(0, rgb.shape[0], max(1, _BAND // max(1, rgb.shape[1]))):
+        band = rgb[top:top + max(1, _BAND // max(1, rgb.shape[1]))].astype(np.int32)
+        gray[top:top + band.shape[0], :, 0] = (
+            band[..., 0] * weights[0] + band[..., 1] * weights[1] + band[..., 2] * weights[2]
+            + bias) >> shift
+    return gray
 
 
 def decode(raw, flag=1, to_rgb=True):
@@ -73,6 +144,8 @@ def decode(raw, flag=1, to_rgb=True):
     """
     try:
         img = open_image(raw, gray=not flag)
+    except MXNetError:
+        raise
     except Exception:   # Pillow raises many types for bad data
         raise MXNetError('Decoding failed. Invalid image file.') from None
     if not flag:
@@ -96,14 +169,20 @@ def _linear_taps(src_size, dst_size, clamp_weight):
 
 def _resize_linear(img, height, width):
     src_h, src_w = img.shape[:2]
+    channels = img.shape[2:]
+    out = np.empty((height, width) + channels, dtype=img.dtype)
+    pix = img[:, :, None] if img.ndim == 2 else img
+    dst = out[:, :, None] if img.ndim == 2 else out
+    band = max(1, _BAND // max(1, width * pix.shape[2]))
     if img.dtype == np.uint8 and (src_h, src_w) == (2 * height, 2 * width):
         # OpenCV switches to its area filter for an exact halving
-        acc = img.astype(np.int32)
-        acc = acc[0::2, 0::2] + acc[0::2, 1::2] + acc[1::2, 0::2] + acc[1::2, 1::2]
-        return ((acc + 2) >> 2).astype(np.uint8)
+        for top in range(0, height, band):
+            acc = pix[2 * top:2 * (top + band)].astype(np.int32)
+            acc = acc[0::2, 0::2] + acc[0::2, 1::2] + acc[1::2, 0::2] + acc[1::2, 1::2]
+            dst[top:top + band] = (acc + 2) >> 2
+        return out
     left, right, fx = _linear_taps(src_w, width, True)
-    top, bottom, fy = _linear_taps(src_h, height, False)
-    pix = img[:, :, None] if img.ndim == 2 else img
+    top_rows, bottom_rows, fy = _linear_taps(src_h, height, False)
     if img.dtype == np.uint8:
         # 11-bit weights, rows mixed as OpenCV's vectorised kernel does
         # (drop 4 bits, 16-bit high product, round the sum by 2 bits)
@@ -111,16 +190,28 @@ def _resize_linear(img, height, width):
         wx0 = np.round((np.float32(1) - fx) * _COEF_SCALE).astype(np.int32)[None, :, None]
         wy1 = np.round(fy * _COEF_SCALE).astype(np.int32)[:, None, None]
         wy0 = np.round((np.float32(1) - fy) * _COEF_SCALE).astype(np.int32)[:, None, None]
-        pix = pix.astype(np.int32)
-        rows = pix[:, left] * wx0 + pix[:, right] * wx1
-        out = ((((rows[top] >> 4) * wy0) >> 16) + (((rows[bottom] >> 4) * wy1) >> 16) + 2) >> 2
-        out = np.clip(out, 0, 255).astype(np.uint8)
     else:
-        pix = pix.astype(np.float32)
         fx, fy = fx[None, :, None], fy[:, None, None]
-        rows = pix[:, left] * (1 - fx) + pix[:, right] * fx
-        out = (rows[top] * (1 - fy) + rows[bottom] * fy).astype(img.dtype)
-    return out.reshape((height, width) + img.shape[2:])
+    # one band of output rows at a time, over only the source rows that band reads
+    for start in range(0, height, band):
+        stop = min(height, start + band)
+        needed = np.union1d(top_rows[start:stop], bottom_rows[start:stop])
+        up_at = np.searchsorted(needed, top_rows[start:stop])
+        down_at = np.searchsorted(needed, bottom_rows[start:stop])
+        src = pix[needed]
+        if img.dtype == np.uint8:
+            src = src.astype(np.int32)
+            rows = src[:, left] * wx0 + src[:, right] * wx1
+            up, down = rows[up_at], rows[down_at]
+            mixed = ((((up >> 4) * wy0[start:stop]) >> 16)
+                     + (((down >> 4) * wy1[start:stop]) >> 16) + 2) >> 2
+            dst[start:stop] = np.clip(mixed, 0, 255)
+        else:
+            src = src.astype(np.float32)
+            rows = src[:, left] * (1 - fx) + src[:, right] * fx
+            up, down = rows[up_at], rows[down_at]
+            dst[start:stop] = up * (1 - fy[start:stop]) + down * fy[start:stop]
+    return out
 
 
 def _cubic_coeffs(frac):
@@ -214,6 +305,7 @@ def resize(img, width, height, interp=1):
     if width <= 0 or height <= 0:
         raise MXNetError('resize: the output size must be positive, found %dx%d (w x h)'
                          % (width, height))
+    _check_pixels(width, height, 'resize target')
     src_h, src_w = img.shape[:2]
     if (src_h, src_w) == (height, width):
         return img.copy()

@@ -217,6 +217,8 @@ def _decode(buf, channels, image_id):
     """Decode image bytes to ``(h, w, channels)`` uint8 in RGB(A) order."""
     try:
         img = open_image(buf, gray=channels == 1)
+    except MXNetError:          # too large: already says why
+        raise
     except Exception as err:    # Pillow raises many types for bad data
         raise MXNetError('ImageRecordIter: cannot decode the image of record %d: %s'
                          % (image_id, err)) from None
