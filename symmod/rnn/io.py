@@ -85,7 +85,9 @@ class BucketSentenceIter(DataIter):
     ``batch.bucket_key`` is the bucket length, and ``batch.provide_data`` /
     ``provide_label`` give that batch's shapes. ``reset()`` shuffles the batch
     order (Python's ``random``) and the sentences in each bucket (numpy's global
-    generator).
+    generator), as MXNet does; with ``seed``, the order of each epoch is instead a
+    function of ``(seed, epoch)`` alone, so a resumed run can see the same data order
+    as one that never stopped (see :meth:`set_epoch`).
 
     Parameters
     ----------
@@ -107,11 +109,22 @@ class BucketSentenceIter(DataIter):
         Element type of data and label.
     layout : str, default 'NT'
         'NT' for (batch_size, length) batches, 'TN' for (length, batch_size).
+    seed : int, optional
+        A symmod addition: shuffle with generators derived from ``(seed, epoch)``
+        instead of the global ones.
 
     Attributes
     ----------
     default_bucket_key : int
         The largest bucket; ``provide_data`` / ``provide_label`` describe it.
+    epoch : int
+        The epoch whose order the iterator holds (0 after construction; each
+        ``reset()`` adds one).
+
+    Resuming a shuffled run exactly: create the iterator with the same ``seed`` and
+    call ``it.set_epoch(begin_epoch)`` before ``mod.fit(it, begin_epoch=begin_epoch,
+    ...)`` (``fit`` resets the iterator after each epoch); the seed and the epoch are
+    all the state there is, so a checkpoint needs to carry nothing else.
 
     Examples
     --------
@@ -124,7 +137,7 @@ class BucketSentenceIter(DataIter):
 
     def __init__(self, sentences, batch_size, buckets=None, invalid_label=-1,
                  data_name='data', label_name='softmax_label', dtype='float32',
-                 layout='NT'):
+                 layout='NT', seed=None):
         super(BucketSentenceIter, self).__init__()
         if not buckets:
             counts = np.bincount([len(s) for s in sentences])
@@ -175,15 +188,33 @@ class BucketSentenceIter(DataIter):
         for i, rows in enumerate(self.data):
             self.idx.extend([(i, j) for j in range(0, len(rows) - batch_size + 1, batch_size)])
         self.curr_idx = 0
+        self.seed = seed
+        self.epoch = -1
+        if seed is not None:
+            self._original = ([row.copy() for row in self.data], list(self.idx))
 
+        self.reset()
+
+    def set_epoch(self, epoch):
+        """Hold the order of ``epoch`` (needs ``seed``): what ``epoch`` resets give."""
+        if self.seed is None:
+            raise ValueError('set_epoch needs a BucketSentenceIter created with a seed')
+        self.epoch = int(epoch) - 1
         self.reset()
 
     def reset(self):
         """Start a new epoch: shuffle the batch order and each bucket's sentences."""
         self.curr_idx = 0
-        random.shuffle(self.idx)
-        for rows in self.data:
-            np.random.shuffle(rows)
+        self.epoch += 1
+        if self.seed is None:
+            random.shuffle(self.idx)
+            for rows in self.data:
+                np.random.shuffle(rows)
+        else:
+            rng = np.random.default_rng([int(self.seed), self.epoch])
+            rows_of, idx = self._original
+            self.idx = [idx[k] for k in rng.permutation(len(idx))]
+            self.data = [rows[rng.permutation(len(rows))] for rows in rows_of]
 
         self.nddata = []
         self.ndlabel = []
