@@ -8,7 +8,9 @@ convolutional net with BatchNorm, an unrolled two-layer LSTM language model, a g
 network exported as a SymbolBlock checkpoint), saves each with ``save_checkpoint``
 (``prefix-symbol.json`` + ``prefix-0001.params``) together with an input batch and
 symmod's outputs, then runs itself under MXNet's Python (``--verify``) which loads every
-checkpoint with ``mx.model.load_checkpoint``, binds it and compares the outputs.
+checkpoint with ``mx.model.load_checkpoint``, binds it and compares the outputs. gluon
+``Trainer.save_states`` files are checked the same way (``mxnet_trainer_states.py``:
+MXNet loads them and its next step equals symmod's).
 Not part of the test suite: MXNet is never a dependency of symmod.
 """
 import argparse
@@ -19,6 +21,8 @@ import sys
 import tempfile
 
 import numpy as np
+
+import mxnet_trainer_states  # the same directory (tools/)
 
 TOLERANCE = 1e-5
 
@@ -103,6 +107,7 @@ def write(outdir):
     manifest['gluon'] = {'data_shapes': [('data', (5, 9))], 'label_shapes': []}
     with open(os.path.join(outdir, 'manifest.json'), 'w') as f:
         json.dump(manifest, f)
+    mxnet_trainer_states.write(outdir)
 
 
 def verify(outdir):
@@ -130,6 +135,7 @@ def verify(outdir):
         worst = max(worst, diff)
         print('%-8s %d params, %d aux: max |MXNet - symmod| = %.3g'
               % (name, len(arg_params), len(aux_params), diff))
+    worst = max(worst, mxnet_trainer_states.verify(outdir))
     print('worst difference %.3g (tolerance %g)' % (worst, TOLERANCE))
     return 0 if worst <= TOLERANCE else 1
 

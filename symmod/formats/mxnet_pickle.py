@@ -22,7 +22,7 @@ from ..base import MXNetError
 from . import params, pickle_reader
 from .pickle_reader import describe
 
-__all__ = ['loads', 'dumps', 'load_objects']
+__all__ = ['loads', 'dumps', 'Instance', 'ndarray_data']
 
 _NDARRAY_GLOBALS = {('mxnet.ndarray.ndarray', 'NDArray'),
                     ('mxnet.ndarray', 'NDArray'),            # the module before MXNet 1.0
@@ -93,22 +93,23 @@ def _refusal(module, name):
         return ('refusing to load %s.%s from an optimizer-state pickle: symmod supports only '
                 'dense arrays' % (module, name))
     if module.startswith(('mxnet.optimizer', 'mxnet.lr_scheduler')):
-        return ('refusing to load %s.%s from an optimizer-state pickle: the file holds a '
-                'pickled MXNet optimizer object (Updater.get_states(dump_optimizer=True)); '
-                'symmod reads those only as gluon Trainer states (Trainer.load_states)'
-                % (module, name))
+        return ('refusing to load %s.%s from an optimizer-state pickle: pickled MXNet optimizer '
+                'objects (Updater.get_states(dump_optimizer=True), gluon Trainer.save_states) '
+                'are read only by Updater.set_states and Trainer.load_states, and only for '
+                "MXNet's built-in optimizer and lr-scheduler classes" % (module, name))
     return ('refusing to load %s.%s from an optimizer-state pickle: only MXNet NDArrays, '
             'plain containers and numbers are allowed (unpickling anything else can run '
             'code)' % (module, name))
 
 
-def _arrays_only(obj):
+def ndarray_data(obj):
+    """The numpy array of a PickledObject that is an MXNet NDArray (else an MXNetError)."""
     if (obj.module, obj.name) in _NDARRAY_GLOBALS:
         return _ndarray_data(obj)
     raise MXNetError(_refusal(obj.module, obj.name))
 
 
-def loads(data, where='optimizer states'):
+def loads(data, where='optimizer states', objects=()):
     """Read an MXNet optimizer-state pickle without executing anything from it.
 
     The pickle is interpreted by :mod:`symmod.formats.pickle_reader`: time and memory
@@ -122,6 +123,11 @@ def loads(data, where='optimizer states'):
     where : str
         Named in error messages.
 
+    objects : set of (module, name), optional
+        Further classes allowed (MXNet's optimizers and lr schedulers, say); their
+        instances come back as :class:`~symmod.formats.pickle_reader.PickledObject`
+        placeholders, with their contents unconverted.
+
     Returns
     -------
     object
@@ -134,16 +140,29 @@ def loads(data, where='optimizer states'):
         For a global other than MXNet's NDArray and the plain-data builtins (naming it),
         a pickled optimizer object, or bytes that are not a valid pickle.
     """
-    obj = load_objects(data, _NDARRAY_GLOBALS, where)
+    objects = set(objects)
+    obj = pickle_reader.load(data, _SAFE_FUNCTIONS, _NDARRAY_GLOBALS | objects, _refusal,
+                             where)
+
+    def convert(placeholder):
+        if (placeholder.module, placeholder.name) in objects:
+            return placeholder
+        return ndarray_data(placeholder)
+
     try:
-        return pickle_reader.map_leaves(obj, pickle_reader.PickledObject, _arrays_only)
+        return pickle_reader.map_leaves(obj, pickle_reader.PickledObject, convert)
     except MXNetError as err:
         raise MXNetError('%s: %s' % (where, err)) from None
 
 
-def load_objects(data, classes, where):
-    """Read a pickle whose allowed classes are ``classes`` (kept as PickledObject)."""
-    return pickle_reader.load(data, _SAFE_FUNCTIONS, set(classes), _refusal, where)
+class Instance:
+    """An object for :func:`dumps` to write as MXNet's pickler does for a plain class:
+    ``module.name`` made with no arguments (``NEWOBJ``), then given ``state`` (``BUILD``:
+    ``__setstate__`` or an update of ``__dict__``)."""
+    __slots__ = ('module', 'name', 'state')
+
+    def __init__(self, module, name, state):
+        self.module, self.name, self.state = module, name, state
 
 
 # ---- writing: protocol-4 opcodes ---------------------------------------------------------
@@ -207,6 +226,10 @@ def _emit(obj, out, host_array):
             for item in obj:
                 _emit(item, out, host_array)
             out.append(b'e')                                         # APPENDS
+    elif isinstance(obj, Instance):
+        out.append(_str(obj.module) + _str(obj.name) + b'\x93' + b')\x81')  # NEWOBJ cls()
+        _emit(obj.state, out, host_array)
+        out.append(b'b')                                             # BUILD
     elif isinstance(obj, dict):
         out.append(b'}')                                             # EMPTY_DICT
         if obj:
@@ -233,7 +256,8 @@ def dumps(obj, host_array):
     Parameters
     ----------
     obj : object
-        None, bool, int, float, str, bytes, tuple, list, dict, and arrays.
+        None, bool, int, float, str, bytes, tuple, list, dict, arrays and
+        :class:`Instance` objects.
     host_array : callable
         Maps an array object to its numpy array, or returns None for a non-array.
 

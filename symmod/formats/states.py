@@ -285,7 +285,7 @@ def _loads_symmod(data, wrap, where):
         raise MXNetError('%s: corrupt header: nested too deeply' % where) from None
 
 
-def loads(data, ctx=None, where=_WHERE):
+def loads(data, ctx=None, where=_WHERE, objects=()):
     """Load optimizer states written by :func:`dumps` or by MXNet (a pickle).
 
     Nothing in the data is ever executed: symmod's format holds no code, and MXNet's
@@ -300,6 +300,8 @@ def loads(data, ctx=None, where=_WHERE):
         Where the arrays are placed (default ``cpu(0)``).
     where : str, optional
         What error messages name (the file name, when there is one).
+    objects : set of (module, name), optional
+        Classes a pickle may also hold (see ``mxnet_pickle.loads``).
 
     Returns
     -------
@@ -335,4 +337,4 @@ def loads(data, ctx=None, where=_WHERE):
         return _loads_symmod(data, wrap, where)
     if not data:
         raise MXNetError('%s: the data is empty' % where)
-    return pickle_reader.map_leaves(mxnet_pickle.loads(data, where), np.ndarray, wrap)
+    return pickle_reader.map_leaves(mxnet_pickle.loads(data, where, objects), np.ndarray, wrap)

@@ -306,11 +306,14 @@ class Trainer:
 
     # ---- states ----------------------------------------------------------------------------
     def save_states(self, fname):
-        """Save the optimizer states (momentum etc.) and settings to ``fname``.
+        """Save the optimizer states (momentum etc.) and the optimizer to ``fname``.
 
-        symmod's safe states format is used (no pickle; update counts included).
-        The Parameters' ``lr_mult`` / ``wd_mult`` (``optimizer.param_dict``) are not
-        saved.
+        As MXNet does: a pickle of ``(states, optimizer)`` that MXNet 1.x's
+        ``Trainer.load_states`` reads (``mxnet.optimizer.optimizer.<Class>`` with its
+        attributes, update counts and lr scheduler included, so a resumed run continues
+        exactly). An optimizer or scheduler MXNet does not have is saved in symmod's own
+        states format instead. The Parameters' ``lr_mult`` / ``wd_mult``
+        (``optimizer.param_dict``) are not saved.
 
         Parameters
         ----------
@@ -322,9 +325,13 @@ class Trainer:
         if self._update_on_kvstore:
             assert not self._params_to_init, 'Cannot save trainer states when some ' \
                                              'parameters are not yet initialized in kvstore.'
-            self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
+            updater = getattr(self._kvstore, '_updater', None)
+            if updater is None:         # a distributed store keeps them
+                self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
+                return
         else:
-            atomic_write(fname, self._updaters[0].get_states(dump_optimizer=True))
+            updater = self._updaters[0]
+        atomic_write(fname, updater.get_states(dump_optimizer=True, mxnet_format=True))
 
     def load_states(self, fname):
         """Load states saved by :meth:`save_states` (or MXNet's pickled states).

@@ -107,7 +107,7 @@ class Updater:
             return tuple(synced) if isinstance(state, tuple) else synced
         return state
 
-    def get_states(self, dump_optimizer=False):
+    def get_states(self, dump_optimizer=False, mxnet_format=False):
         """Serialize the states (and the counters exact resume needs) to bytes.
 
         Parameters
@@ -115,14 +115,22 @@ class Updater:
         dump_optimizer : bool, default False
             Also save the optimizer's settings (learning rate, weight decay, ...), so
             :meth:`set_states` can rebuild it.
+        mxnet_format : bool, default False
+            With ``dump_optimizer``: write MXNet's pickle of ``(states, optimizer)``
+            (what gluon's ``Trainer.save_states`` writes and MXNet reads) when MXNet has
+            the optimizer's and scheduler's classes; symmod's format otherwise.
 
         Returns
         -------
         bytes
-            symmod's states format (see ``symmod.formats.states``).
+            symmod's states format (see ``symmod.formats.states``), or MXNet's pickle.
         """
         from ..formats import states as states_format
-        from . import resume
+        from . import mxnet_objects, resume
+        if dump_optimizer and mxnet_format:
+            pickled = mxnet_objects.pickled_optimizer(self.optimizer)
+            if pickled is not None:
+                return states_format.dumps_mxnet((dict(self.states), pickled))
         payload = {'format': _FORMAT, 'version': 1,
                    'states': dict(self.states),
                    'optimizer_state': self.optimizer._resume_state()}
@@ -145,18 +153,34 @@ class Updater:
     def _set_states(self, states, where):
         """:meth:`set_states`, with errors naming ``where`` (a file name)."""
         from ..formats import states as states_format
-        loaded = states_format.loads(states, where=where)
+        from . import mxnet_objects
+        loaded = states_format.loads(states, where=where,
+                                     objects=mxnet_objects.ALLOWED_CLASSES)
         if isinstance(loaded, dict) and loaded.get('format') == _FORMAT:
             loaded = self._restore_symmod(loaded, where)
         elif isinstance(loaded, tuple) and len(loaded) == 2:
-            raise MXNetError('%s: expected (states, optimizer) as MXNet pickles them, found '
-                             '(%s, %s)' % (where, type(loaded[0]).__name__,
-                                           type(loaded[1]).__name__))
+            loaded = self._restore_mxnet(loaded, where)
         if not isinstance(loaded, dict):
             raise MXNetError('%s: expected a dict of optimizer states by parameter index, '
                              'found %s' % (where, type(loaded).__name__))
+        _check_leaves(loaded, where)
         self.states = dict(loaded)
         self.states_synced = dict.fromkeys(self.states.keys(), False)
+
+    def _restore_mxnet(self, pair, where):
+        """MXNet's ``(states, optimizer)``: the file's optimizer replaces this one, as in
+        MXNet; returns the per-index states."""
+        from . import mxnet_objects
+        from ..formats.pickle_reader import PickledObject
+        states, optimizer = pair
+        if not isinstance(states, dict) or not isinstance(optimizer, PickledObject):
+            raise MXNetError('%s: expected (states, optimizer) as MXNet pickles them, found '
+                             '(%s, %s)' % (where, type(states).__name__,
+                                           type(optimizer).__name__))
+        self.optimizer = mxnet_objects.optimizer_from_pickle(optimizer, where,
+                                                             _unpickled_ndarray)
+        self.aggregate_updates = self.optimizer.aggregate_num > 0
+        return states
 
     def _restore_symmod(self, payload, where):
         """Apply symmod's payload to the optimizer; returns the per-index states."""
@@ -169,6 +193,22 @@ class Updater:
             self.optimizer = _rebuild_optimizer(payload['optimizer'], self.optimizer, where)
         self.optimizer._load_resume_state(payload['optimizer_state'], where, file_wins)
         return payload['states']
+
+
+def _unpickled_ndarray(obj):
+    from ..context import cpu
+    from ..formats import mxnet_pickle
+    return NDArray(mxnet_pickle.ndarray_data(obj), cpu())
+
+
+def _check_leaves(states, where):
+    """Per-index states hold arrays, None and numbers in tuples or lists; no objects."""
+    from ..formats.pickle_reader import PickledObject, map_leaves
+
+    def refuse(obj):
+        raise MXNetError('%s: the optimizer states hold a pickled %s.%s where arrays are '
+                         'expected' % (where, obj.module, obj.name))
+    map_leaves(states, PickledObject, refuse)
 
 
 def load_states_file(updater, fname):
