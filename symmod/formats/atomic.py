@@ -40,14 +40,17 @@ def _temp_name(target):
 
 
 def _lock(fd):
-    """Take an exclusive lock without waiting: True if taken, False if held elsewhere."""
+    """Take an exclusive lock without waiting: True if taken, False if held elsewhere,
+    None where the file system cannot lock (then no leftover is ever removed)."""
     if fcntl is None:
-        return True
+        return None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return True
     except BlockingIOError:
         return False
+    except OSError:             # e.g. ENOLCK on some network file systems
+        return None
 
 
 def _create_temp(target):
@@ -94,7 +97,7 @@ def remove_stale_temps(target):
         except OSError:
             continue
         try:
-            if _lock(fd):           # no live writer holds it
+            if _lock(fd) is True:   # no live writer holds it
                 os.unlink(path)
                 removed += 1
         except OSError:

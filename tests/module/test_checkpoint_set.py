@@ -231,3 +231,16 @@ def test_overwriting_keeps_the_file_mode(tmp_path):
     mod.save_checkpoint(prefix, 1, save_optimizer_states=True)
     for name in ('net-0001.params', 'net-0001.states', 'net-symbol.json'):
         assert stat.S_IMODE(os.stat(tmp_path / name).st_mode) == 0o600, name
+
+
+@pytest.mark.skipif(atomic.fcntl is None, reason='POSIX locks')
+def test_a_file_system_without_locks_still_saves_and_removes_nothing(tmp_path, monkeypatch):
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, 'No locks available')
+
+    monkeypatch.setattr(atomic.fcntl, 'flock', no_locks)
+    leftover = tmp_path / '.a.params.0123456789ab.tmp'
+    leftover.write_bytes(b'x')
+    mx.nd.save(str(tmp_path / 'a.params'), [mx.nd.ones((2,))])
+    assert sorted(os.listdir(tmp_path)) == [leftover.name, 'a.params']
+    np.testing.assert_array_equal(mx.nd.load(str(tmp_path / 'a.params'))[0].asnumpy(), [1, 1])
