@@ -21,7 +21,11 @@ def variable_shape_attr(node):
     text = node.attrs.get('__shape__')
     if text is None:
         return None
-    shape = parse_tuple(text)
+    try:
+        shape = parse_tuple(text)
+    except ValueError as err:
+        raise MXNetError('variable %s: bad __shape__ attribute (%s)'
+                         % (node.name, str(err)[:200])) from None
     # -1 is NumPy-shape semantics' unknown dim, 0 the legacy one; both are unknown here
     return None if shape is None else tuple(max(d, 0) for d in shape)
 
@@ -31,7 +35,12 @@ def variable_dtype_attr(node):
     text = node.attrs.get('__dtype__')
     if text is None:
         return None
-    return dtype_from_flag(int(text))
+    try:
+        return dtype_from_flag(int(text))
+    except (ValueError, KeyError) as err:
+        raise MXNetError('variable %s: __dtype__ must be an MXNet type flag (0 float32, '
+                         '1 float64, ...), found %r (%s)'
+                         % (node.name, text[:40], str(err)[:100])) from None
 
 
 def _describe(names, values):

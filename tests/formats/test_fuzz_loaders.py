@@ -261,3 +261,24 @@ def test_recordio_index_fuzz(tmp_path, rng):
             reader.close()
         except MXNetError as err:
             assert idx.name in str(err), err
+
+
+def _node(graph, name):
+    return next(n for n in graph['nodes'] if n['name'] == name)
+
+
+@pytest.mark.parametrize('node,key,value', [
+    ('fc1', 'num_hidden', 'inf'), ('fc1', 'num_hidden', '9' * 5000), ('fc1', 'num_hidden', '-1'),
+    ('fc1', 'num_hidden', '1e400'), ('fc1', 'no_bias', 'maybe'), ('pool', 'kernel', '(1,2'),
+    ('pool', 'kernel', '(' * 3000), ('data', '__shape__', '(1,2'),
+    ('data', '__shape__', '(0, 4611686018427387904, 4611686018427387904)'),
+    ('data', '__shape__', '9' * 5000), ('data', '__dtype__', 'bogus'),
+    ('data', '__dtype__', '99'), ('data', '__dtype__', '-1')])
+def test_bad_attribute_values_are_mxnet_errors(tmp_path, node, key, value):
+    graph = symbol_json()
+    _node(graph, node).setdefault('attrs', {})[key] = value
+    path = tmp_path / 'bad-symbol.json'
+    path.write_text(json.dumps(graph))
+    escaped = []
+    check(load_and_infer, path, escaped)
+    assert not escaped, escaped
