@@ -14,7 +14,6 @@ from ..name import NameManager
 from .base_module import BaseModule, _check_input_names
 from .module import Module
 
-_LOGGER = logging.getLogger(__name__)
 
 __all__ = ['BucketingModule']
 

@@ -19,7 +19,6 @@ from ..formats.atomic import atomic_write
 from ..optimizer.updater import load_states_file
 from .base_module import BaseModule, _check_input_names, _parse_data_desc
 
-_LOGGER = logging.getLogger(__name__)
 
 __all__ = ['Module']
 
