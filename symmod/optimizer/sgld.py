@@ -20,36 +20,29 @@ class SGLD(FusedOptimizer):
         grad = clip(grad * rescale_grad, clip_gradient)
         weight += -lr / 2 * (grad + wd * weight) + normal(0, sqrt(lr))
 
-    The noise comes from a generator of the optimizer's own, seeded from ``mx.random``
-    at the first update (so ``mx.random.seed`` makes runs repeatable). Its state is part
-    of the optimizer states (``Updater.get_states``, ``Trainer.save_states``), so a run
-    resumed from them draws the same noise as one that never stopped.
+    The noise is drawn from ``mx.random``'s generator, as MXNet draws it: after
+    ``mx.random.seed(n)`` an update adds what ``mx.random.normal(0, sqrt(lr), shape)``
+    would draw. The optimizer states (``Updater.get_states``, ``Trainer.save_states``)
+    record that generator's state, and loading them puts it back, so a resumed run
+    draws the same noise (and the same other random numbers) as one that never stopped.
     """
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self._noise = {}
-        self._rng = None
-
-    def _generator(self):
-        if self._rng is None:
-            self._rng = numpy.random.Generator(numpy.random.PCG64(
-                int(_random.get_rng().integers(2 ** 63))))
-        return self._rng
 
     def _extra_resume_state(self):
-        return {'rng': None if self._rng is None else self._rng.bit_generator.state}
+        return {'rng': _random.get_rng().bit_generator.state}
 
     def _load_extra_resume_state(self, extra):
         state = extra.get('rng')
         if state is None:
-            self._rng = None
             return
-        if not isinstance(state, dict) or state.get('bit_generator') != 'PCG64':
-            raise ValueError('the SGLD noise generator state must be a PCG64 state')
-        rng = numpy.random.Generator(numpy.random.PCG64())
-        rng.bit_generator.state = state
-        self._rng = rng
+        generator = _random.get_rng().bit_generator
+        if not isinstance(state, dict) or state.get('bit_generator') != type(generator).__name__:
+            raise ValueError('the SGLD noise generator state must be a %s state'
+                             % type(generator).__name__)
+        generator.state = state
 
     def create_state(self, index, weight):
         return None
@@ -59,7 +52,7 @@ class SGLD(FusedOptimizer):
 
     def _noise_buffers(self, weights, dtype):
         """Standard-normal noise for raw weight arrays, one reused buffer per weight."""
-        rng = self._generator()
+        rng = _random.get_rng()
         buffers = []
         for weight in weights:
             key = (id(weight), numpy.dtype(dtype).name)
