@@ -48,6 +48,7 @@ class Executor:
         self._forward_steps = self._plan.forward_steps
         self._backward_steps = self._plan.backward_steps
         self._head_grads = self._plan.head_grad_arrays
+        self._head_modes = self._plan.head_grad_modes
         self._monitor = None
         self._monitor_all = False
         self._monitor_op_names = False
@@ -111,7 +112,7 @@ class Executor:
             out_grads = [out_grads]
         elif isinstance(out_grads, dict):
             out_grads = [out_grads[k] for k in self._symbol.list_outputs()]
-        for i, target in enumerate(self._head_grads):
+        for i, (target, mode) in enumerate(zip(self._head_grads, self._head_modes)):
             if target is None:
                 continue
             if i >= len(out_grads) or out_grads[i] is None:
@@ -125,7 +126,10 @@ class Executor:
             if source.shape != target.shape:
                 raise ValueError('head gradient %d has shape %s, output has shape %s'
                                  % (i, source.shape, target.shape))
-            np.copyto(target, source, casting='unsafe')
+            if mode == 'add':
+                target += source.astype(target.dtype, copy=False)
+            else:
+                np.copyto(target, source, casting='unsafe')
         for grad in self._plan.zero_grad_arrays:    # gradients nothing flows into
             grad[...] = 0
         if _profiler._symbolic_on:

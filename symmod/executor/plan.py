@@ -168,7 +168,11 @@ class Plan:
         # every intermediate buffer as (first step, last step, bytes)
         last_use = self._value_lifetimes(fwd_step, bwd_step, head_keys)
         buffers, keys, aliases = self._value_buffers(fwd_step, last_use)
-        first_write = self._gradient_requests(bwd_order, bwd_step, var_req, heads_with_grad)
+        # an output that is an argument itself passes its head gradient to the argument
+        var_heads = [k for k, (n, _) in zip(head_keys, self.heads)
+                     if n.op is None and k in self.needs_grad]
+        first_write = self._gradient_requests(bwd_order, bwd_step, var_req,
+                                              heads_with_grad | set(var_heads))
         for key in heads_with_grad:
             first_write[key] = n_fwd     # filled from out_grads before the first step
         self._grad = {}
@@ -200,8 +204,12 @@ class Plan:
         for (kind, key), storage in zip(keys, storage_of):
             array = view(blocks[storage], self.shape[key], self.dtype[key])
             (self._value if kind == 'value' else self._grad)[key] = array
-        self.head_grad_arrays = [self._grad.get(k) if k in heads_with_grad else None
-                                 for k in head_keys]
+        self.head_grad_arrays = [self._grad.get(k) if k in heads_with_grad or k in var_heads
+                                 else None for k in head_keys]
+        # how each head gradient is stored: accumulated into an argument with grad_req
+        # 'add'; written otherwise (an output listed twice takes the last, as in MXNet)
+        self.head_grad_modes = ['add' if k in var_heads and var_req[id(n)] == 'add' else 'write'
+                                for k, (n, _) in zip(head_keys, self.heads)]
         self.outputs = [self._value[k] for k in head_keys]
 
     def _value_lifetimes(self, fwd_step, bwd_step, head_keys):

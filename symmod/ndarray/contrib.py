@@ -19,11 +19,12 @@ from ..optimizer import fused_contrib as _fused_contrib
 from ..optimizer.fused_contrib import *  # noqa: F401,F403  (multi_adamw_update, ...)
 from .ndarray import _OPS
 from .contrib_functions import isinf, isfinite, isnan, rand_zipfian
+from .control_flow import foreach, while_loop, cond
 
 PREFIX = '_contrib_'
 _REGISTERED = sorted(n[len(PREFIX):] for n in registry.list_operators() if n.startswith(PREFIX))
 globals().update({n: _OPS[PREFIX + n] for n in _REGISTERED})
 
 __all__ = sorted(set(_REGISTERED) | {'adamw_update', 'mp_adamw_update', 'isinf', 'isfinite',
-                                      'isnan', 'rand_zipfian'}
+                                      'isnan', 'rand_zipfian', 'foreach', 'while_loop', 'cond'}
                  | set(_fused_contrib.__all__))

@@ -56,3 +56,4 @@ from . import resize
 from . import quantization
 from . import attention
 from . import deformable_conv
+from . import control_flow

@@ -369,3 +369,13 @@ def test_an_output_listed_twice_takes_the_last_head_gradient():
     exe.forward(is_train=True)
     exe.backward([mx.nd.array([1, 2]), mx.nd.array([10, 20])])
     np.testing.assert_allclose(exe.grad_dict['x'].asnumpy(), [30, 60])
+
+
+@pytest.mark.parametrize('req, expected', [('write', 7), ('add', 8)])
+def test_an_argument_that_is_an_output_gets_its_head_gradient(req, expected):
+    x = mx.sym.var('x')
+    exe = mx.sym.Group([x, x * 2]).bind(mx.cpu(), {'x': mx.nd.ones(2)},
+                                        args_grad={'x': mx.nd.ones(2)}, grad_req=req)
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.full((2,), 5), mx.nd.ones(2)])
+    np.testing.assert_array_equal(exe.grad_dict['x'].asnumpy(), [expected] * 2)   # MXNet's

@@ -235,9 +235,35 @@ def _sample(name):
     return params, arrays
 
 
+def _foreach(v):
+    outs, states = mx.sym.contrib.foreach(lambda x, s: (x * s[0] + v[2], [s[0] * 2]), v[0],
+                                          [v[1]])
+    return mx.sym.Group([outs, states[0]])
+
+
+def _while(v):
+    outs, final = mx.sym.contrib.while_loop(lambda a, b: mx.sym.sum(a) < 8,
+                                            lambda a, b: (a * b, [a * 2, b + v[2]]),
+                                            [v[0], v[1]], max_iterations=3)
+    return mx.sym.Group([outs] + final)
+
+
+def _cond(v):
+    return mx.sym.contrib.cond(mx.sym.sum(v[0]) > 1, lambda: v[0] * v[1], lambda: v[1] - v[0])
+
+
+# control-flow nodes are made by their front-ends (their bodies are graphs)
+BUILDERS = {'_foreach': _foreach, '_while_loop': _while, '_cond': _cond}
+SAMPLES.update({'_foreach': ({}, [(3, 2), (2,), (2,)]),
+                '_while_loop': ({}, [(2,), (2,), (2,)]),
+                '_cond': ({}, [(2,), (2,)])})
+
+
 def _bind(name, params, arrays, reqs):
     names = ['in%d' % i for i in range(len(arrays))]
-    sym = getattr(mx.sym, name)(*[mx.sym.var(n) for n in names], **params)
+    variables = [mx.sym.var(n) for n in names]
+    sym = BUILDERS[name](variables) if name in BUILDERS else \
+        getattr(mx.sym, name)(*variables, **params)
     args = {n: mx.nd.array(a, dtype=a.dtype) for n, a in zip(names, arrays)}
     grads = {n: mx.nd.full(a.shape, SENTINEL, dtype=a.dtype) for n, a in zip(names, arrays)}
     shapes = {n: a.shape for n, a in zip(names, arrays)}

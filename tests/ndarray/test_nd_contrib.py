@@ -26,7 +26,7 @@ def test_contrib_names_are_mxnets_contrib_updates():
                   if n.startswith('_contrib_')}
     updates = {'adamw_update', 'mp_adamw_update', 'multi_adamw_update', 'multi_mp_adamw_update',
                'multi_lamb_update', 'multi_mp_lamb_update', 'group_adagrad_update',
-               'isinf', 'isfinite', 'isnan', 'rand_zipfian'}
+               'isinf', 'isfinite', 'isnan', 'rand_zipfian', 'foreach', 'while_loop', 'cond'}
     assert set(mx.nd.contrib.__all__) == registered | updates
     for name in ('adamw_update', 'mp_adamw_update'):     # the top-level names keep working
         assert getattr(mx.nd.contrib, name) is getattr(mx.nd, name)
