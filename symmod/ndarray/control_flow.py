@@ -10,29 +10,38 @@ from .ndarray import NDArray, empty
 __all__ = ['foreach', 'while_loop', 'cond']
 
 
-def _flatten(items, what):
-    """Flat list of NDArrays and the nesting format to rebuild ``items``."""
-    if isinstance(items, NDArray):
+def flatten(items, leaf, what):
+    """Flat list of the ``leaf`` instances in ``items`` (one or a nested list of them) and
+    the nesting format :func:`regroup` rebuilds it from."""
+    if isinstance(items, leaf):
         return [items], 0
     if not isinstance(items, (list, tuple)):
-        raise MXNetError('%s must be an NDArray or a (nested) list of NDArrays, found %s'
-                         % (what, type(items).__name__))
+        raise MXNetError('%s must be an %s or a (nested) list of them, found %s'
+                         % (what, leaf.__name__, type(items).__name__))
     flat, fmt = [], []
     for item in items:
-        sub, sub_fmt = _flatten(item, what)
+        sub, sub_fmt = flatten(item, leaf, what)
         flat.extend(sub)
         fmt.append(sub_fmt)
     return flat, fmt
 
 
-def _regroup(flat, fmt):
+def regroup(flat, fmt):
+    """Inverse of :func:`flatten`: (the rebuilt items, what is left of ``flat``)."""
     if fmt == 0:
         return flat[0], flat[1:]
     items = []
     for sub in fmt:
-        item, flat = _regroup(flat, sub)
+        item, flat = regroup(flat, sub)
         items.append(item)
     return items, flat
+
+
+def _flatten(items, what):
+    return flatten(items, NDArray, what)
+
+
+_regroup = regroup
 
 
 def _scalar(value, kind, what):

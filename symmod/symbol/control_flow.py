@@ -6,6 +6,7 @@ reads from the enclosing graph become extra inputs of the node, so their gradien
 out of the loop. Inputs and outputs may be Symbols or (nested) lists of Symbols.
 """
 from ..base import MXNetError
+from ..ndarray.control_flow import flatten, regroup
 from . import register
 from .symbol import Group, Symbol, var
 
@@ -13,29 +14,10 @@ __all__ = ['foreach', 'while_loop', 'cond']
 
 
 def _flatten(items, what):
-    """Flat list of Symbols and the nesting format to rebuild ``items``."""
-    if isinstance(items, Symbol):
-        return [items], 0
-    if not isinstance(items, (list, tuple)):
-        raise MXNetError('%s must be a Symbol or a (nested) list of Symbols, found %s'
-                         % (what, type(items).__name__))
-    flat, fmt = [], []
-    for item in items:
-        sub, sub_fmt = _flatten(item, what)
-        flat.extend(sub)
-        fmt.append(sub_fmt)
-    return flat, fmt
+    return flatten(items, Symbol, what)
 
 
-def _regroup(flat, fmt):
-    """Inverse of :func:`_flatten`: (rebuilt items, the rest of ``flat``)."""
-    if fmt == 0:
-        return flat[0], flat[1:]
-    items = []
-    for sub in fmt:
-        item, flat = _regroup(flat, sub)
-        items.append(item)
-    return items, flat
+_regroup = regroup
 
 
 def _single_outputs(symbol):
