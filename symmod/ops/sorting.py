@@ -331,6 +331,10 @@ class TopK(_Ordering):
               Param('dtype', _parse_index_dtype, np.dtype(np.float32),
                     'Dtype of the returned indices.'))
 
+    def check_params(self):
+        # indices and masks have zero gradient: no head gradient is needed for them
+        self.zero_gradient = self.ret_typ in ('indices', 'mask')
+
     def list_outputs(self):
         return ['output0', 'output1'] if self.ret_typ in ('value', 'both') else ['output']
 
@@ -417,6 +421,7 @@ class ArgSort(_Ordering):
               Param('dtype', _parse_index_dtype, np.dtype(np.float32),
                     'Dtype of the returned indices.'))
     backward_uses_outputs = False
+    zero_gradient = True
 
     def infer_type(self, in_types, out_types, aux_types):
         return list(in_types), [self.dtype], list(aux_types)
