@@ -28,7 +28,8 @@ from .ndarray.ndarray import NDArray
 from .ops import registry as _op_registry
 from .ops import custom as _custom
 
-__all__ = ['CustomOp', 'CustomOpProp', 'register', 'get_all_registered_operators']
+__all__ = ['CustomOp', 'CustomOpProp', 'register', 'get_all_registered_operators',
+           'PythonOp', 'NumpyOp', 'NDArrayOp']
 
 
 class CustomOp:
@@ -280,3 +281,6 @@ def get_all_registered_operators():
     list of str
     """
     return _op_registry.list_operators()
+
+
+from .python_op import PythonOp, NumpyOp, NDArrayOp  # noqa: E402,F401  (deprecated API)
