@@ -1,5 +1,5 @@
 """``mx.sym.contrib``: the registered operators named ``_contrib_<name>``, as ``<name>``,
-and ``rand_zipfian``.
+``rand_zipfian`` and the control flow functions ``foreach``, ``while_loop``, ``cond``.
 
 MXNet files its contrib operators (``_contrib_box_nms``, ...) under this prefix.
 """

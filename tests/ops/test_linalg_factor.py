@@ -287,4 +287,4 @@ def test_namespaces():
     # symmod's contrib updates are NDArray functions, not operators: no symbol form
     assert mx.sym.contrib.__all__ == sorted(
         n[len('_contrib_'):] for n in mx.ops.registry.list_operators()
-        if n.startswith('_contrib_')) + ['rand_zipfian']
+        if n.startswith('_contrib_')) + ['rand_zipfian', 'foreach', 'while_loop', 'cond']
