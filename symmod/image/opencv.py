@@ -249,39 +249,48 @@ def _resize_cubic(img, height, width):
     cols, wx = _cubic_taps(src_w, width)
     rows, wy = _cubic_taps(src_h, height)
     pix = img[:, :, None] if img.ndim == 2 else img
+    out = np.empty((height, width, pix.shape[2]), dtype=img.dtype)
+    row_len = width * pix.shape[2]
+    band = max(1, _BAND // max(1, row_len))
     if img.dtype == np.uint8:
         # 11-bit integer weights; columns summed exactly in int32
         ax = np.rint(wx * _COEF_SCALE).astype(np.int32)
         by = np.rint(wy * _COEF_SCALE).astype(np.int32)
-        src = pix.astype(np.int32)
-        horiz = np.einsum('hwkc,wk->hwc', src[:, cols], ax)         # (src_h, width, c)
-        stacked = horiz[rows]                                         # (height, 4, width, c)
-        flat = stacked.reshape(height, 4, -1)
-        # vector part: float32 products with beta / 2048^2, rounded to nearest even
-        scale = np.float32(1.0 / (_COEF_SCALE * _COEF_SCALE))
-        beta = by.astype(np.float32) * scale
-        acc = flat[:, 0].astype(np.float32) * beta[:, 0:1]
-        for k in range(1, 4):
-            acc = acc + flat[:, k].astype(np.float32) * beta[:, k:k + 1]
-        out = np.rint(acc)
-        # scalar tail: integer sum, rounded by adding half and shifting 22 bits
-        row_len = flat.shape[2]
+        # vector part: float32 products with beta / 2048^2, rounded to nearest even;
+        # the last bytes of a row (past whole SIMD groups) by the integer code
+        beta = by.astype(np.float32) * np.float32(1.0 / (_COEF_SCALE * _COEF_SCALE))
         tail = row_len - (row_len % _U8_LANES) if row_len >= _U8_LANES else 0
-        if tail < row_len:
-            exact = (flat[:, :, tail:] * by[:, :, None].astype(np.int64)).sum(axis=1)
-            out[:, tail:] = (exact + (1 << 21)) >> 22
-        out = np.clip(out, 0, 255).astype(np.uint8).reshape(height, width, -1)
     else:
         work = np.float64 if img.dtype == np.float64 else np.float32
-        src = pix.astype(work)
         wxw, wyw = wx.astype(work), wy.astype(work)
-        horiz = src[:, cols[:, 0]] * wxw[None, :, 0, None]
-        for k in range(1, 4):
-            horiz = horiz + src[:, cols[:, k]] * wxw[None, :, k, None]
-        out = horiz[rows[:, 0]] * wyw[:, 0, None, None]
-        for k in range(1, 4):
-            out = out + horiz[rows[:, k]] * wyw[:, k, None, None]
-        out = out.astype(img.dtype)
+    # one band of output rows at a time, over only the source rows that band reads
+    for start in range(0, height, band):
+        stop = min(height, start + band)
+        needed = np.unique(rows[start:stop])
+        at = np.searchsorted(needed, rows[start:stop])             # (band, 4)
+        if img.dtype == np.uint8:
+            src = pix[needed].astype(np.int32)
+            horiz = np.einsum('hwkc,wk->hwc', src[:, cols], ax)     # (needed, width, c)
+            flat = horiz[at].reshape(stop - start, 4, row_len)
+            acc = flat[:, 0].astype(np.float32) * beta[start:stop, 0:1]
+            for k in range(1, 4):
+                acc = acc + flat[:, k].astype(np.float32) * beta[start:stop, k:k + 1]
+            mixed = np.rint(acc)
+            if tail < row_len:
+                exact = (flat[:, :, tail:]
+                         * by[start:stop, :, None].astype(np.int64)).sum(axis=1)
+                mixed[:, tail:] = (exact + (1 << 21)) >> 22
+            out[start:stop] = np.clip(mixed, 0, 255).astype(np.uint8).reshape(
+                stop - start, width, -1)
+        else:
+            src = pix[needed].astype(work)
+            horiz = src[:, cols[:, 0]] * wxw[None, :, 0, None]
+            for k in range(1, 4):
+                horiz = horiz + src[:, cols[:, k]] * wxw[None, :, k, None]
+            mixed = horiz[at[:, 0]] * wyw[start:stop, 0, None, None]
+            for k in range(1, 4):
+                mixed = mixed + horiz[at[:, k]] * wyw[start:stop, k, None, None]
+            out[start:stop] = mixed
     return out.reshape((height, width) + img.shape[2:])
 
 
