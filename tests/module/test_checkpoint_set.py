@@ -21,6 +21,8 @@ import symmod as mx
 from symmod.base import MXNetError
 from symmod.formats import atomic
 
+from disk_faults import full_disk_opener
+
 SHAPE = (4, 3)
 
 
@@ -110,31 +112,7 @@ def test_a_crash_between_the_two_renames_is_caught_at_load(tmp_path, monkeypatch
 
 
 def _full_disk(monkeypatch, suffix):
-    real_fdopen = os.fdopen
-
-    class FullFile:
-        def __init__(self, handle):
-            self.handle = handle
-
-        def write(self, data):
-            raise OSError(errno.ENOSPC, 'No space left on device')
-
-        def __getattr__(self, name):
-            return getattr(self.handle, name)
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.handle.close()
-
-    def fdopen(fd, *args, **kwargs):
-        handle = real_fdopen(fd, *args, **kwargs)
-        path = os.readlink('/proc/self/fd/%d' % fd) if os.path.exists('/proc/self/fd') \
-            else ''
-        return FullFile(handle) if suffix in path else handle
-
-    monkeypatch.setattr(atomic.os, 'fdopen', fdopen)
+    monkeypatch.setattr(atomic.os, 'fdopen', full_disk_opener(os.fdopen, suffix))
 
 
 @pytest.mark.skipif(not os.path.exists('/proc/self/fd'), reason='needs /proc')
