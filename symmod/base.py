@@ -141,8 +141,11 @@ def parse_tuple(value, item=int):
         return None if text == 'None' else ()
     try:
         parsed = ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        raise ValueError('expected a tuple such as "(1, 2)", found %r' % (value,)) from None
+    except (ValueError, SyntaxError, RecursionError, MemoryError):
+        # MemoryError / RecursionError: the parser's nesting limits ("-----1", "1+1+...")
+        if len(text) > 60:
+            text = text[:57] + '...'
+        raise ValueError('expected a tuple such as "(1, 2)", found %r' % (text,)) from None
     if parsed is None:
         return None
     if isinstance(parsed, (tuple, list)):

@@ -270,7 +270,9 @@ def _node(graph, name):
 @pytest.mark.parametrize('node,key,value', [
     ('fc1', 'num_hidden', 'inf'), ('fc1', 'num_hidden', '9' * 5000), ('fc1', 'num_hidden', '-1'),
     ('fc1', 'num_hidden', '1e400'), ('fc1', 'no_bias', 'maybe'), ('pool', 'kernel', '(1,2'),
-    ('pool', 'kernel', '(' * 3000), ('data', '__shape__', '(1,2'),
+    ('pool', 'kernel', '(' * 3000), ('pool', 'kernel', '-' * 100000 + '1'),
+    ('pool', 'kernel', '1' + '+1' * 100000), ('data', '__shape__', '(1,2'),
+    ('data', '__shape__', '-' * 100000 + '1'),
     ('data', '__shape__', '(0, 4611686018427387904, 4611686018427387904)'),
     ('data', '__shape__', '9' * 5000), ('data', '__dtype__', 'bogus'),
     ('data', '__dtype__', '99'), ('data', '__dtype__', '-1')])
