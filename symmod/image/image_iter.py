@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 
-from ..base import numeric_types
+from ..base import MXNetError, numeric_types
 from .. import ndarray as nd
 from .. import recordio
 from ..io.iterators import DataIter
@@ -22,13 +22,22 @@ __all__ = ['ImageIter']
 def _read_imglist_file(path, dtype):
     """``({key: (label NDArray, file name)}, [keys])`` from a tab-separated ``.lst`` file."""
     imglist, keys = {}, []
-    with open(path) as fin:
-        for line in iter(fin.readline, ''):
-            fields = line.strip().split('\t')
-            label = nd.array(fields[1:-1], dtype=dtype)
-            key = int(fields[0])
-            imglist[key] = (label, fields[-1])
-            keys.append(key)
+    try:
+        with open(path, encoding='utf-8') as fin:
+            for number, line in enumerate(iter(fin.readline, ''), start=1):
+                fields = line.strip().split('\t')
+                try:
+                    if len(fields) < 3:
+                        raise ValueError('no label')
+                    label = nd.array(fields[1:-1], dtype=dtype)
+                    key = int(fields[0])
+                except (ValueError, OverflowError) as err:
+                    raise MXNetError('%s line %d: expected "index<TAB>label(s)<TAB>file name",'
+                                     ' found %r (%s)' % (path, number, line[:60], err)) from None
+                imglist[key] = (label, fields[-1])
+                keys.append(key)
+    except (OSError, UnicodeDecodeError) as err:
+        raise MXNetError('%s: cannot read the image list: %s' % (path, err)) from None
     return imglist, keys
 
 

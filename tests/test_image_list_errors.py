@@ -1,0 +1,45 @@
+"""An image list (``.lst``) that ImageIter cannot read is an MXNetError naming the file
+and the line (issue 11 item 7); before: ValueError / FileNotFoundError / an error at the
+first batch."""
+import numpy as np
+import pytest
+from PIL import Image
+
+import symmod as mx
+from symmod.base import MXNetError
+
+
+def _iterate(tmp_path, text, encoded=None):
+    Image.fromarray(np.full((8, 8, 3), 7, np.uint8)).save(str(tmp_path / 'a.png'))
+    path = tmp_path / 'images.lst'
+    path.write_bytes(encoded if encoded is not None else text.encode())
+    it = mx.image.ImageIter(batch_size=1, data_shape=(3, 8, 8), path_imglist=str(path),
+                            path_root=str(tmp_path))
+    return it.next()
+
+
+def test_a_good_list_still_reads(tmp_path):
+    batch = _iterate(tmp_path, '3\t2.5\ta.png\n')
+    assert batch.label[0].asnumpy().tolist() == [2.5]
+    assert batch.data[0].shape == (1, 3, 8, 8)
+
+
+@pytest.mark.parametrize('line, reason', [
+    ('0\tx\ta.png', 'could not convert'), ('garbage', 'no label'), ('0\ta.png', 'no label'),
+    ('\t\t', 'no label'), ('1.5\t1\ta.png', 'invalid literal'),
+    ('9' * 5000 + '\t1\ta.png', 'digits')])
+def test_bad_lines_name_the_file_and_line(tmp_path, line, reason):
+    with pytest.raises(MXNetError, match=r'images\.lst line 2: expected "index<TAB>label\(s\)'
+                                         r'<TAB>file name".*' + reason):
+        _iterate(tmp_path, '0\t1\ta.png\n' + line + '\n')
+
+
+@pytest.mark.parametrize('encoded', [None, b'0\t1\ta\xff.png\n'])
+def test_a_missing_or_undecodable_list_is_named(tmp_path, encoded):
+    if encoded is None:
+        with pytest.raises(MXNetError, match=r'missing\.lst: cannot read the image list'):
+            mx.image.ImageIter(batch_size=1, data_shape=(3, 8, 8),
+                               path_imglist=str(tmp_path / 'missing.lst'))
+    else:
+        with pytest.raises(MXNetError, match=r'images\.lst: cannot read the image list'):
+            _iterate(tmp_path, None, encoded)
