@@ -1,6 +1,8 @@
-"""An image list (``.lst``) that ImageIter cannot read is an MXNetError naming the file
-and the line (issue 11 item 7); before: ValueError / FileNotFoundError / an error at the
-first batch."""
+"""An image list (``.lst``) that ImageIter or ImageRecordIter cannot read is an MXNetError
+naming the file and the line (issue 11 item 7); before: ValueError, OverflowError,
+FileNotFoundError or an error at the first batch."""
+import pathlib
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -43,3 +45,27 @@ def test_a_missing_or_undecodable_list_is_named(tmp_path, encoded):
     else:
         with pytest.raises(MXNetError, match=r'images\.lst: cannot read the image list'):
             _iterate(tmp_path, None, encoded)
+
+
+RECORDS = pathlib.Path(__file__).resolve().parent / 'data' / 'recordio' / 'images.rec'
+
+
+@pytest.mark.parametrize('line, reason', [('0 x 1 a.png', 'could not convert'),
+                                          ('nan 1 2 a.png', 'cannot convert float NaN'),
+                                          ('inf 1 2 a.png', 'infinity')])
+def test_image_record_iter_names_a_bad_list_line(tmp_path, line, reason):
+    path = tmp_path / 'labels.lst'
+    path.write_text('0 1 2 a.png\n' + line + '\n')
+    with pytest.raises(MXNetError, match=r'line 2 of ".*labels\.lst": .*' + reason):
+        mx.io.ImageRecordIter(path_imgrec=str(RECORDS), path_imglist=str(path),
+                              data_shape=(3, 8, 10), batch_size=2, label_width=2)
+
+
+@pytest.mark.parametrize('encoded', [None, b'0 1 2 a\xff.png\n'])
+def test_image_record_iter_names_a_missing_or_undecodable_list(tmp_path, encoded):
+    path = tmp_path / 'labels.lst'
+    if encoded is not None:
+        path.write_bytes(encoded)
+    with pytest.raises(MXNetError, match=r'cannot read the image list ".*labels\.lst"'):
+        mx.io.ImageRecordIter(path_imgrec=str(RECORDS), path_imglist=str(path),
+                              data_shape=(3, 8, 10), batch_size=2, label_width=2)

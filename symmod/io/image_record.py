@@ -236,16 +236,23 @@ def _decode(buf, channels, image_id):
 def read_image_list(path, label_width):
     """The labels of an ``.lst`` file: ``{image id: float32 array of label_width}``."""
     labels = {}
-    with open(path, 'r') as f:
-        for number, line in enumerate(f):
-            fields = line.split()
-            if not fields:
-                continue
-            if len(fields) < 1 + label_width:
-                raise MXNetError('Bad ImageList format: line %d of "%s" has fewer than %d '
-                                 'labels' % (number + 1, path, label_width))
-            labels[int(float(fields[0]))] = np.array(fields[1:1 + label_width],
-                                                     dtype=np.float64).astype(np.float32)
+    try:
+        with open(path, 'r', encoding='utf-8') as f:
+            for number, line in enumerate(f):
+                fields = line.split()
+                if not fields:
+                    continue
+                if len(fields) < 1 + label_width:
+                    raise MXNetError('Bad ImageList format: line %d of "%s" has fewer than %d '
+                                     'labels' % (number + 1, path, label_width))
+                try:
+                    labels[int(float(fields[0]))] = np.array(
+                        fields[1:1 + label_width], dtype=np.float64).astype(np.float32)
+                except (ValueError, OverflowError) as err:
+                    raise MXNetError('Bad ImageList format: line %d of "%s": %s'
+                                     % (number + 1, path, err)) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise MXNetError('cannot read the image list "%s": %s' % (path, err)) from None
     return labels
 
 
