@@ -22,17 +22,17 @@ def _csv_files(path):
     return [path]
 
 
-def _parse_values(fields, dtype):
-    """Parse a list of number strings to ``dtype``."""
+def _parse_values(fields, dtype, path):
+    """Parse a list of number strings (read from ``path``) to ``dtype``."""
     if np.issubdtype(dtype, np.integer):
         try:
             return np.array(fields, dtype=np.int64).astype(dtype)
-        except ValueError:
+        except (ValueError, OverflowError):
             pass    # e.g. "1.5": parse as float, then truncate like strtol would
     try:
         return np.array(fields, dtype=np.float64).astype(dtype)
     except ValueError as err:
-        raise MXNetError('CSVIter: cannot parse a number: %s' % err) from None
+        raise MXNetError('CSVIter: cannot parse a number in "%s": %s' % (path, err)) from None
 
 
 def read_csv(path, shape, dtype):
@@ -40,8 +40,11 @@ def read_csv(path, shape, dtype):
     size = int(np.prod(shape, dtype=np.int64))
     lines = []
     for name in _csv_files(path):
-        with open(name, 'r') as f:
-            lines.extend(line.strip() for line in f)
+        try:
+            with open(name, 'r', encoding='utf-8') as f:
+                lines.extend(line.strip() for line in f)
+        except (OSError, UnicodeDecodeError) as err:
+            raise MXNetError('CSVIter: cannot read "%s": %s' % (name, err)) from None
     lines = [line for line in lines if line]
     fields = []
     for number, line in enumerate(lines):
@@ -51,7 +54,7 @@ def read_csv(path, shape, dtype):
                              'specified shape=%s, the csv row-length=%d (row %d of "%s")'
                              % (tuple(shape), len(row), number, path))
         fields.extend(row)
-    return _parse_values(fields, dtype).reshape((len(lines),) + tuple(shape))
+    return _parse_values(fields, dtype, path).reshape((len(lines),) + tuple(shape))
 
 
 class CSVIter(MXDataIter):

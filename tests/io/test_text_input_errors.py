@@ -1,6 +1,7 @@
-"""An image list (``.lst``) that ImageIter or ImageRecordIter cannot read is an MXNetError
-naming the file and the line (issue 11 item 7); before: ValueError, OverflowError,
-FileNotFoundError or an error at the first batch."""
+"""Text inputs symmod cannot read are MXNetErrors naming the file (issue 11 item 7): image
+lists (``.lst``) of ImageIter and ImageRecordIter (and the line; before: ValueError,
+OverflowError, FileNotFoundError or an error at the first batch) and CSVIter files (before:
+UnicodeDecodeError, a number error without the file)."""
 import pathlib
 
 import numpy as np
@@ -47,7 +48,7 @@ def test_a_missing_or_undecodable_list_is_named(tmp_path, encoded):
             _iterate(tmp_path, None, encoded)
 
 
-RECORDS = pathlib.Path(__file__).resolve().parent / 'data' / 'recordio' / 'images.rec'
+RECORDS = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'recordio' / 'images.rec'
 
 
 @pytest.mark.parametrize('line, reason', [('0 x 1 a.png', 'could not convert'),
@@ -69,3 +70,13 @@ def test_image_record_iter_names_a_missing_or_undecodable_list(tmp_path, encoded
     with pytest.raises(MXNetError, match=r'cannot read the image list ".*labels\.lst"'):
         mx.io.ImageRecordIter(path_imgrec=str(RECORDS), path_imglist=str(path),
                               data_shape=(3, 8, 10), batch_size=2, label_width=2)
+
+
+@pytest.mark.parametrize('content, message', [
+    (b'1,2,3\n\xff\xfe,1,2\n', r'CSVIter: cannot read ".*bad\.csv": .*utf-8'),
+    (b'1,2,3\n1,x,3\n', r'CSVIter: cannot parse a number in ".*bad\.csv"')])
+def test_csv_errors_name_the_file(tmp_path, content, message):
+    path = tmp_path / 'bad.csv'
+    path.write_bytes(content)
+    with pytest.raises(MXNetError, match=message):
+        mx.io.CSVIter(data_csv=str(path), data_shape=(3,), batch_size=1).next()
