@@ -130,23 +130,14 @@ def main():
     print('|---|---|---|---|---|---|---|---|')
     for kind, batch in cases:
         batches = args.batches or (20 if kind == 'resnet20' else 50)
-        start_load = harness.load_average()
-        reports, cpu = {}, {'symmod': [], 'torch': []}
-
-        def measure(framework):
-            r = harness.worker(__file__, [framework, kind, batch, batches], env)
-            reports[framework] = r['threads']
-            cpu[framework].append(r['cpu'])
-            return r['samples'] / r['seconds']
-
-        res = harness.interleaved(measure, ['symmod', 'torch'], args.rounds)
+        res, cpu, reports, loads = harness.side_by_side(
+            __file__, [kind, batch, batches], env, args.rounds,
+            lambda r: r['samples'] / r['seconds'])
         (sb, sm), (tb, tm) = (harness.best_median(res[f], max) for f in ('symmod', 'torch'))
         print('| %s | %d | %.0f (%.0f) | %.0f (%.0f) | %.2f (%.2f) | %.2f | %.1f-%.1f '
-              '| %s; %s |' % (kind, batch, sb, sm, tb, tm, sb / tb, sm / tm,
-                              min(cpu['torch']) / min(cpu['symmod']), start_load,
-                              harness.load_average(), reports['symmod'], reports['torch']),
-              flush=True)
-
+              '| %s; %s |' % ((kind, batch, sb, sm, tb, tm, sb / tb, sm / tm,
+                               min(cpu['torch']) / min(cpu['symmod'])) + loads
+                              + (reports['symmod'], reports['torch'])), flush=True)
 
 if __name__ == '__main__':
     main()

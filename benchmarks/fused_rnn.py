@@ -1,30 +1,35 @@
-"""The fused ``RNN`` operator: forward + backward time of symmod vs PyTorch nn.LSTM / nn.GRU.
+"""The fused ``RNN`` operator: symmod vs PyTorch nn.LSTM / nn.GRU, training and inference.
 
 Run (PyTorch is needed for this benchmark only: ``pip install torch==2.13.0``)::
 
-    python benchmarks/fused_rnn.py              # 3 rounds of 10 steps per side
+    python benchmarks/fused_rnn.py                  # 3 rounds per row
+    python benchmarks/fused_rnn.py --threads 1      # one thread on both sides
     python benchmarks/fused_rnn.py --quick
 
-Both sides: sequence length 35, batch 32, input and hidden 200, 2 layers, float32, the
-same weights and data; one step = forward in training mode + backward with a gradient of
-ones on the output, through all layers and time steps, computing gradients for the data,
-the states and every weight. symmod runs ``mx.sym.RNN`` bound once in an executor;
-PyTorch runs ``nn.LSTM`` / ``nn.GRU``. Each measurement runs in a fresh process (thread
-settings of one framework must not affect the other); best round counts.
+Both sides: sequence length 35, input = hidden = 200, 2 layers, float32, the same
+weights and data. ``train`` (batch 32): one step = forward in training mode + backward
+with a gradient of ones on the output, through all layers and time steps, computing
+gradients for the data, the states and every weight. ``infer`` (batch 32 and 1): a
+forward pass in inference mode (PyTorch under ``torch.inference_mode()``). symmod runs
+``mx.sym.RNN`` bound once in an executor. Each measurement is a fresh process (the
+best of ``--steps`` steps after two warm-up steps); the sides alternate over
+``--rounds``; best and median over the rounds are reported, with the CPU time ratio,
+the load average and each side's threads.
 """
 import argparse
-import json
 import os
-import subprocess
 import sys
 import time
 
 import numpy as np
 
-from _progress import first_run_notice, say
+from _progress import first_run_notice
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-T, N, I, H, LAYERS = 35, 32, 200, 200, 2
+sys.path.insert(0, HERE)
+import harness  # noqa: E402
+
+T, I, H, LAYERS = 35, 200, 200, 2
 GATES = {'lstm': 4, 'gru': 3}
 
 
@@ -42,8 +47,18 @@ def _weights(mode, rng):
     return layers
 
 
-def run_symmod(mode, steps):
-    sys.path.insert(0, os.path.join(HERE, '..'))
+def _timed(step, steps):
+    """(best wall seconds, best CPU seconds) of ``steps`` calls after two warm-ups."""
+    wall, cpu = [], []
+    for _ in range(steps + 2):
+        tic, ctic = time.perf_counter(), time.process_time()
+        step()
+        wall.append(time.perf_counter() - tic)
+        cpu.append(time.process_time() - ctic)
+    return min(wall[2:]), min(cpu[2:])
+
+
+def run_symmod(mode, task, batch, steps):
     import symmod as mx
     rng = np.random.default_rng(0)
     layers = _weights(mode, rng)
@@ -52,26 +67,27 @@ def run_symmod(mode, steps):
     sym = mx.sym.RNN(mx.sym.var('data'), mx.sym.var('params'), mx.sym.var('state'),
                      *([mx.sym.var('state_cell')] if mode == 'lstm' else []),
                      state_size=H, num_layers=LAYERS, mode=mode, name='rnn')
-    shapes = {'data': (T, N, I), 'params': flat.shape, 'state': (LAYERS, N, H)}
+    shapes = {'data': (T, batch, I), 'params': flat.shape, 'state': (LAYERS, batch, H)}
     if mode == 'lstm':
-        shapes['state_cell'] = (LAYERS, N, H)
-    exe = sym.simple_bind(mx.cpu(), **shapes)
-    exe.arg_dict['data'][:] = rng.standard_normal((T, N, I)).astype(np.float32)
+        shapes['state_cell'] = (LAYERS, batch, H)
+    exe = sym.simple_bind(mx.cpu(), grad_req='write' if task == 'train' else 'null',
+                         **shapes)
+    exe.arg_dict['data'][:] = rng.standard_normal((T, batch, I)).astype(np.float32)
     exe.arg_dict['params'][:] = flat
-    ones = mx.nd.ones((T, N, H))
-    times = []
-    for _ in range(steps + 2):
-        tic = time.perf_counter()
+    ones = mx.nd.ones((T, batch, H))
+
+    def train():
         exe.forward(is_train=True)
         exe.backward([ones])
-        exe.grad_dict['params'].wait_to_read()
-        times.append(time.perf_counter() - tic)
-    return min(times[2:])
+
+    def infer():
+        exe.forward(is_train=False)
+    return _timed(train if task == 'train' else infer, steps)
 
 
-def run_torch(mode, steps):
+def run_torch(mode, task, batch, steps):
     import torch
-    torch.set_num_threads(2)
+    harness.set_torch_threads()
     rng = np.random.default_rng(0)
     layers = _weights(mode, rng)
     net = (torch.nn.LSTM if mode == 'lstm' else torch.nn.GRU)(I, H, LAYERS)
@@ -80,46 +96,63 @@ def run_torch(mode, steps):
             for name, value in (('weight_ih', wi), ('weight_hh', wh), ('bias_ih', bi),
                                 ('bias_hh', bh)):
                 getattr(net, '%s_l%d' % (name, k)).copy_(torch.from_numpy(value))
-    data = torch.from_numpy(rng.standard_normal((T, N, I)).astype(np.float32))
+    data = torch.from_numpy(rng.standard_normal((T, batch, I)).astype(np.float32))
+    h0 = torch.zeros(LAYERS, batch, H)
+    state = (h0, torch.zeros(LAYERS, batch, H)) if mode == 'lstm' else h0
+    if task == 'infer':
+        def infer():
+            with torch.inference_mode():
+                net(data, state)
+        return _timed(infer, steps)
     data.requires_grad_(True)
-    h0 = torch.zeros(LAYERS, N, H, requires_grad=True)
-    state = (h0, torch.zeros(LAYERS, N, H, requires_grad=True)) if mode == 'lstm' else h0
-    times = []
-    for _ in range(steps + 2):
-        tic = time.perf_counter()
+    h0.requires_grad_(True)
+    if mode == 'lstm':
+        state[1].requires_grad_(True)
+
+    def train():
         out, _ = net(data, state)
         out.backward(torch.ones_like(out))
-        times.append(time.perf_counter() - tic)
-    return min(times[2:])
+    return _timed(train, steps)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--quick', action='store_true', help='1 round of 3 steps')
-    parser.add_argument('--worker', nargs=3, metavar=('FRAMEWORK', 'MODE', 'STEPS'),
-                        help=argparse.SUPPRESS)
+    parser.add_argument('--rounds', type=int, default=3)
+    parser.add_argument('--steps', type=int, default=10)
+    parser.add_argument('--threads', type=int, default=None,
+                        help='threads for both sides (default: the cores)')
+    parser.add_argument('--worker', nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        framework, mode, steps = args.worker
+        import json
+        framework, mode, task, batch, steps = args.worker
         runner = run_symmod if framework == 'symmod' else run_torch
-        print(json.dumps(runner(mode, int(steps))))
+        wall, cpu = runner(mode, task, int(batch), int(steps))
+        print(json.dumps({'seconds': wall, 'cpu': cpu,
+                          'threads': harness.thread_report(framework)}))
         return
-    rounds, steps = (1, 3) if args.quick else (3, 10)
+    rounds, steps = (1, 3) if args.quick else (args.rounds, args.steps)
+    env = {} if args.threads is None else {'OMP_NUM_THREADS': str(args.threads),
+                                           'BENCH_TORCH_THREADS': str(args.threads)}
     first_run_notice()
-    print('| mode | symmod ms/step | PyTorch ms/step | PyTorch time / symmod time |')
-    print('|---|---|---|---|')
+    print(harness.environment())
+    print('| mode | task | batch | symmod ms best (median) | PyTorch ms best (median) '
+          '| PyTorch time / symmod time, best (median) | CPU time PyTorch / symmod '
+          '| load avg '
+          '| threads |')
+    print('|---|---|---|---|---|---|---|---|---|')
     for mode in ('lstm', 'gru'):
-        best = {}
-        for _ in range(rounds):
-            for framework in ('symmod', 'torch'):
-                say('%s %s: %d steps ...', framework, mode, steps)
-                out = subprocess.run([sys.executable, __file__, '--worker', framework, mode,
-                                      str(steps)], check=True, capture_output=True, text=True)
-                seconds = json.loads(out.stdout.strip().splitlines()[-1])
-                say('%s %s: %.1f ms/step', framework, mode, seconds * 1e3)
-                best[framework] = min(best.get(framework, seconds), seconds)
-        print('| %s | %.1f | %.1f | %.2f |' % (mode, best['symmod'] * 1e3, best['torch'] * 1e3,
-                                             best['torch'] / best['symmod']))
+        for task, batch in (('train', 32), ('infer', 32), ('infer', 1)):
+            res, cpu, reports, loads = harness.side_by_side(
+                __file__, [mode, task, batch, steps], env, rounds,
+                lambda r: r['seconds'] * 1e3)
+            (sb, sm), (tb, tm) = (harness.best_median(res[f]) for f in ('symmod', 'torch'))
+            print('| %s | %s | %d | %.2f (%.2f) | %.2f (%.2f) | %.2f (%.2f) | %.2f '
+                  '| %.1f-%.1f | %s; %s |'
+                  % ((mode, task, batch, sb, sm, tb, tm, tb / sb, tm / sm,
+                      min(cpu['torch']) / min(cpu['symmod'])) + loads
+                     + (reports['symmod'], reports['torch'])), flush=True)
 
 
 if __name__ == '__main__':

@@ -12,8 +12,10 @@ import statistics
 import subprocess
 import sys
 
-__all__ = ['environment', 'load_average', 'worker', 'interleaved', 'best_median',
-           'thread_report', 'set_torch_threads', 'torch_training']
+from _progress import say
+
+__all__ = ['environment', 'load_average', 'worker', 'interleaved', 'side_by_side',
+           'best_median', 'thread_report', 'set_torch_threads', 'torch_training']
 
 
 def load_average():
@@ -56,6 +58,29 @@ def interleaved(measure, keys, rounds):
         for key in keys:
             results[key].append(measure(key))
     return results
+
+
+def side_by_side(script, args, env, rounds, value):
+    """Workers ``[framework] + args`` for symmod and torch, interleaved over ``rounds``.
+
+    ``value(report)`` turns a worker's JSON report into the measured number. Returns
+    ``(numbers, cpu, threads, loads)``: per framework the list of numbers and of the
+    reports' ``cpu`` seconds, each side's thread settings, and the load average at the
+    start and the end.
+    """
+    start_load = load_average()
+    threads, cpu = {}, {'symmod': [], 'torch': []}
+
+    def measure(framework):
+        say('%s %s ...', framework, ' '.join(str(a) for a in args))
+        report = worker(script, [framework] + list(args), env)
+        say('%s: %.4g', framework, value(report))
+        threads[framework] = report['threads']
+        cpu[framework].append(report['cpu'])
+        return value(report)
+
+    numbers = interleaved(measure, ['symmod', 'torch'], rounds)
+    return numbers, cpu, threads, (start_load, load_average())
 
 
 def best_median(values, best=min):

@@ -10,6 +10,7 @@ import numba
 import numpy as np
 
 from .common import scratch
+from .fast_math import FLAGS, sigmoid, tanh
 
 __all__ = ['forward_direction', 'forward_projected_direction', 'backward_direction']
 
@@ -25,9 +26,112 @@ def _sigmoid_(a):
 
 # the LSTM and GRU backward gate arithmetic of one time step, fused (one pass instead
 # of ~15 numpy calls with temporaries); float32/float64 only, other dtypes take the numpy
-# path. Transcendentals stay in numpy, whose vectorized tanh is much faster than a
-# scalar one in a loop.
+# path.
 _FUSED = (np.dtype(np.float32), np.dtype(np.float64))
+
+# float32 time steps run whole in numba, tanh and the logistic function included
+# (fast_math's vectorizing versions; numpy's float64 tanh is kept for float64). Each
+# kernel writes few arrays and reads whole rows, so that LLVM vectorizes the inner loop.
+_F32 = np.dtype(np.float32)
+_jit32 = dict(cache=True, nogil=True, fastmath=FLAGS, error_model='numpy')
+
+
+@numba.njit(**_jit32)
+def _lstm_gates(pre, hh, g):
+    """``g = act(pre + hh)`` per (N, 4H) row: logistic for i, f, o and tanh for g."""
+    hidden = g.shape[1] // 4
+    for n in range(g.shape[0]):
+        p, q, out = pre[n], hh[n], g[n]
+        for j in range(2 * hidden):
+            out[j] = sigmoid(p[j] + q[j])
+        for j in range(2 * hidden, 3 * hidden):
+            out[j] = tanh(p[j] + q[j])
+        for j in range(3 * hidden, 4 * hidden):
+            out[j] = sigmoid(p[j] + q[j])
+
+
+@numba.njit(**_jit32)
+def _lstm_cell(g, c_prev, c, h):
+    """``c = f * c_prev + i * g``, ``h = o * tanh(c)`` from the activated gates."""
+    hidden = c.shape[1]
+    for n in range(c.shape[0]):
+        row = g[n]
+        i, f, cand, o = (row[:hidden], row[hidden:2 * hidden], row[2 * hidden:3 * hidden],
+                         row[3 * hidden:])
+        cp, cr, hr = c_prev[n], c[n], h[n]
+        for j in range(hidden):
+            cv = f[j] * cp[j] + i[j] * cand[j]
+            cr[j] = cv
+            hr[j] = o[j] * tanh(cv)
+
+
+@numba.njit(**_jit32)
+def _lstm_step_back32(g, c, c_before, dh, dc, d):
+    """:func:`_lstm_step_back` with ``tanh(c)`` computed in the loop (float32)."""
+    hidden = c.shape[1]
+    for n in range(c.shape[0]):
+        row, drow = g[n], d[n]
+        i, f, cand, o = (row[:hidden], row[hidden:2 * hidden], row[2 * hidden:3 * hidden],
+                         row[3 * hidden:])
+        di, df, dg, do = (drow[:hidden], drow[hidden:2 * hidden],
+                          drow[2 * hidden:3 * hidden], drow[3 * hidden:])
+        cr, cb, dhr, dcr = c[n], c_before[n], dh[n], dc[n]
+        for j in range(hidden):
+            tcv = tanh(cr[j])
+            dhv = dhr[j]
+            dcv = dcr[j] + dhv * o[j] * (1 - tcv * tcv)
+            di[j] = dcv * cand[j] * i[j] * (1 - i[j])
+            df[j] = dcv * cb[j] * f[j] * (1 - f[j])
+            dg[j] = dcv * i[j] * (1 - cand[j] * cand[j])
+            do[j] = dhv * tcv * o[j] * (1 - o[j])
+            dcr[j] = dcv * f[j]
+
+
+@numba.njit(**_jit32)
+def _gru_gates(pre, hh, bh, g, hn):
+    """r, z (logistic) and n = tanh(pre_n + r * hn) into ``g``; ``hn = W_hn h + b_hn``."""
+    hidden = hn.shape[1]
+    for n in range(g.shape[0]):
+        p, q, out, hrow = pre[n], hh[n], g[n], hn[n]
+        for j in range(2 * hidden):
+            out[j] = sigmoid(p[j] + q[j] + bh[j])
+        for j in range(hidden):
+            v = q[2 * hidden + j] + bh[2 * hidden + j]
+            hrow[j] = v
+            out[2 * hidden + j] = tanh(p[2 * hidden + j] + out[j] * v)
+
+
+@numba.njit(**_jit32)
+def _gru_state(g, h_prev, h):
+    """``h = (1 - z) * n + z * h_prev``."""
+    hidden = h.shape[1]
+    for n in range(h.shape[0]):
+        row, hp, hr = g[n], h_prev[n], h[n]
+        z, cand = row[hidden:2 * hidden], row[2 * hidden:]
+        for j in range(hidden):
+            hr[j] = (hp[j] - cand[j]) * z[j] + cand[j]
+
+
+@numba.njit(**_jit32)
+def _gru_step_back32(g, hn, h_prev, dh, dxg, dhg):
+    """:func:`_gru_step_back` with whole-row loops (float32)."""
+    hidden = hn.shape[1]
+    for n in range(g.shape[0]):
+        row, xrow, hrow = g[n], dxg[n], dhg[n]
+        r, z, cand = row[:hidden], row[hidden:2 * hidden], row[2 * hidden:]
+        hnr, hp, dhr = hn[n], h_prev[n], dh[n]
+        for j in range(hidden):
+            dhv = dhr[j]
+            dn = dhv * (1 - z[j]) * (1 - cand[j] * cand[j])
+            dr = dn * hnr[j] * r[j] * (1 - r[j])
+            dz = dhv * (hp[j] - cand[j]) * z[j] * (1 - z[j])
+            xrow[j] = dr
+            xrow[hidden + j] = dz
+            xrow[2 * hidden + j] = dn
+            hrow[j] = dr
+            hrow[hidden + j] = dz
+            hrow[2 * hidden + j] = dn * r[j]
+            dhr[j] = dhv * z[j]
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
@@ -100,11 +204,20 @@ def forward_direction(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra)
     wh_t = scratch('rnn_wht', (H, GH), x.dtype)
     np.copyto(wh_t, wh.T)
     h_prev, c_prev = h0, c0
+    fast = mode in ('lstm', 'gru') and all(
+        a.dtype == _F32 for a in (x, h0, y, gates, extra) + ((c0,) if mode == 'lstm' else ()))
     for step in range(T):
         t = T - 1 - step if reverse else step
         np.matmul(h_prev, wh_t, out=hh)
         h = y[t]
-        if mode == 'lstm':
+        if fast and mode == 'lstm':
+            _lstm_gates(pre[t], hh, gates[t])
+            _lstm_cell(gates[t], c_prev, extra[t], h)
+            c_prev = extra[t]
+        elif fast and mode == 'gru':
+            _gru_gates(pre[t], hh, bh, gates[t], extra[t])
+            _gru_state(gates[t], h_prev, h)
+        elif mode == 'lstm':
             g = gates[t]
             np.add(pre[t], hh, out=g)
             _sigmoid_(g[:, :2 * H])
@@ -198,6 +311,10 @@ def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dh
                 c_before = extra[t + 1] if t < T - 1 else c0
             else:
                 c_before = extra[t - 1] if t > 0 else c0
+            if dtype == _F32:
+                _lstm_step_back32(g, c, c_before, dh, dc, dgx[t])
+                np.matmul(dgx[t], wh, out=dh)
+                continue
             tc = np.tanh(c, out=scratch('rnn_tc', c.shape, dtype))
             if dtype in _FUSED:
                 _lstm_step_back(g, tc, c_before, dh, dc, dgx[t])
@@ -220,6 +337,10 @@ def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dh
             g = gates[t]
             hn = extra[t]
             dxg, dhg = dgx[t], dgh[t]
+            if dtype == _F32:
+                _gru_step_back32(g, hn, h_prev[t], dh, dxg, dhg)
+                dh += np.matmul(dhg, wh, out=scratch('rnn_dhh', dh.shape, dtype))
+                continue
             if dtype in _FUSED:
                 _gru_step_back(g, hn, h_prev[t], dh, dxg, dhg)
                 dh += np.matmul(dhg, wh, out=scratch('rnn_dhh', dh.shape, dtype))

@@ -222,6 +222,20 @@ def test_backward_grad_req_add_and_null(mode):
         assert_almost_equal(grads[k].asnumpy(), expected[k], rtol=1e-12, atol=1e-12)
 
 
+def _train_and_infer(sym, loc, heads, dtype):
+    """Training outputs, the gradients of every argument (sorted by name) and the
+    inference outputs of ``sym`` on ``loc`` in ``dtype``."""
+    args = {k: mx.nd.array(v, dtype=dtype) for k, v in loc.items()}
+    grads = {k: mx.nd.zeros(v.shape, dtype=dtype) for k, v in loc.items()}
+    exe = sym.bind(mx.cpu(), args, args_grad=grads)
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.array(h, dtype=dtype) for h in heads])
+    assert all(o.dtype == dtype for o in exe.outputs)
+    inference = sym.bind(mx.cpu(), args).forward(is_train=False)
+    return ([o.asnumpy() for o in exe.outputs] + [grads[k].asnumpy() for k in sorted(loc)]
+            + [o.asnumpy() for o in inference])
+
+
 @pytest.mark.parametrize('mode', ['lstm', 'gru'])
 def test_float16_follows_float32(mode):
     """float16 takes the numpy path (the fused step kernels are float32/float64 only)."""
@@ -229,17 +243,55 @@ def test_float16_follows_float32(mode):
     loc, _ = make_inputs(mode, 4, 3, 3, 2, 2, True, rng)
     sym = rnn_symbol(mode, 2, 2, True)
     head = rng.uniform(-1, 1, (4, 3, 4))
-    results = {}
-    for dtype in (np.float16, np.float32):
-        args = {k: mx.nd.array(v, dtype=dtype) for k, v in loc.items()}
-        grads = {k: mx.nd.zeros(v.shape, dtype=dtype) for k, v in loc.items()}
-        exe = sym.bind(mx.cpu(), args, args_grad=grads)
-        exe.forward(is_train=True)
-        exe.backward([mx.nd.array(head, dtype=dtype)])
-        assert exe.outputs[0].dtype == dtype
-        results[dtype] = [exe.outputs[0].asnumpy()] + [grads[k].asnumpy() for k in sorted(loc)]
+    results = {dtype: _train_and_infer(sym, loc, [head], dtype)
+               for dtype in (np.float16, np.float32)}
     for half, single in zip(results[np.float16], results[np.float32]):
         assert_almost_equal(half.astype(np.float32), single, rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize('mode,bidirectional', [('lstm', False), ('lstm', True),
+                                                ('gru', False), ('gru', True)])
+def test_float32_step_kernels_follow_float64(mode, bidirectional):
+    """float32 runs whole time steps in numba (fast_math's tanh and logistic); float64
+    takes the numpy path the numeric-gradient checks above cover."""
+    rng = np.random.RandomState(6)
+    loc, _ = make_inputs(mode, 5, 4, 6, 7, 2, bidirectional, rng)
+    loc['data'] = loc['data'] * 3            # gates across their whole range
+    sym = rnn_symbol(mode, 7, 2, bidirectional, state_outputs=True)
+    dirs = 2 if bidirectional else 1
+    heads = [rng.uniform(-1, 1, s) for s in sym.infer_shape(
+        **{k: v.shape for k, v in loc.items()})[1]]
+    results = {dtype: _train_and_infer(sym, loc, heads, dtype)
+               for dtype in (np.float64, np.float32)}
+    assert dirs * 7 == results[np.float32][0].shape[-1]
+    for single, double in zip(results[np.float32], results[np.float64]):
+        assert_almost_equal(single, double, rtol=1e-4, atol=1e-5)
+
+
+def test_fast_math_tanh_and_logistic():
+    from numba import njit
+    from symmod.ops import fast_math
+
+    @njit
+    def apply(x, t, s):
+        for i in range(x.size):
+            t[i] = fast_math.tanh(x[i])
+            s[i] = fast_math.sigmoid(x[i])
+
+    x = np.concatenate([np.linspace(-30, 30, 200001), np.logspace(-30, 1, 1000),
+                        -np.logspace(-30, 1, 1000), [0.0, np.inf, -np.inf]]).astype(np.float32)
+    t, s = np.empty_like(x), np.empty_like(x)
+    apply(x, t, s)
+    x64 = x.astype(np.float64)
+    exact_t = np.tanh(x64)
+    assert np.abs(t - exact_t).max() < 3e-7
+    small = np.abs(x64) < 1e-2
+    assert (np.abs(t - exact_t)[small] / np.abs(x64[small]).clip(1e-38)).max() < 1e-6
+    with np.errstate(over='ignore'):
+        assert np.abs(s - 1 / (1 + np.exp(-x64))).max() < 2e-7
+    t, s = np.empty(1, np.float32), np.empty(1, np.float32)
+    apply(np.array([np.nan], np.float32), t, s)
+    assert np.isnan(t[0]) and np.isnan(s[0])
 
 
 # ---- dropout between layers ----------------------------------------------------------------
