@@ -38,10 +38,11 @@ def data(kind, n):
     return x, y
 
 
-def symmod_run(kind, batch, batches):
+def symmod_run(kind, batch, batches, contexts=1):
     import symmod as mx
     x, y = data(kind, batch * batches)
-    mod = mx.mod.Module(models.symmod_symbol(kind, mx))
+    mod = mx.mod.Module(models.symmod_symbol(kind, mx),
+                        context=[mx.cpu(i) for i in range(contexts)])
     params = {'learning_rate': LR, 'momentum': MOMENTUM, 'wd': WD}
     warm = mx.io.NDArrayIter(x[:batch * 3], y[:batch * 3], batch)
     mod.fit(warm, optimizer='sgd', optimizer_params=params, initializer=mx.init.Xavier(),
@@ -102,14 +103,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--cases', default='resnet20:64,lenet:64,lenet:256',
                         help='model:batch, comma separated')
-    parser.add_argument('--rounds', type=int, default=3)
     parser.add_argument('--batches', type=int, default=None,
                         help='timed batches per measurement (default: 20 for ResNet-20, '
                              '50 for LeNet)')
-    parser.add_argument('--threads', type=int, default=None,
-                        help='threads for both sides (default: the cores)')
     parser.add_argument('--profile', metavar='MODEL:BATCH', help='profile symmod only')
-    parser.add_argument('--worker', nargs=4, help=argparse.SUPPRESS)
+    harness.add_arguments(parser, 4)
     args = parser.parse_args()
     if args.worker:
         import json
@@ -121,8 +119,7 @@ def main():
         profile(kind, int(batch), args.batches or 10)
         return
     cases = [(c.split(':')[0], int(c.split(':')[1])) for c in args.cases.split(',')]
-    env = {} if args.threads is None else {'OMP_NUM_THREADS': str(args.threads),
-                                           'BENCH_TORCH_THREADS': str(args.threads)}
+    env = harness.thread_env(args.threads)
     print(harness.environment())
     print('| model | batch | symmod samples/s best (median) | PyTorch samples/s best (median) '
           '| symmod / PyTorch best (median) | CPU time PyTorch / symmod | load avg '

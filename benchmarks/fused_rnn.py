@@ -118,11 +118,8 @@ def run_torch(mode, task, batch, steps):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--quick', action='store_true', help='1 round of 3 steps')
-    parser.add_argument('--rounds', type=int, default=3)
     parser.add_argument('--steps', type=int, default=10)
-    parser.add_argument('--threads', type=int, default=None,
-                        help='threads for both sides (default: the cores)')
-    parser.add_argument('--worker', nargs=5, help=argparse.SUPPRESS)
+    harness.add_arguments(parser, 5)
     args = parser.parse_args()
     if args.worker:
         import json
@@ -133,8 +130,7 @@ def main():
                           'threads': harness.thread_report(framework)}))
         return
     rounds, steps = (1, 3) if args.quick else (args.rounds, args.steps)
-    env = {} if args.threads is None else {'OMP_NUM_THREADS': str(args.threads),
-                                           'BENCH_TORCH_THREADS': str(args.threads)}
+    env = harness.thread_env(args.threads)
     first_run_notice()
     print(harness.environment())
     print('| mode | task | batch | symmod ms best (median) | PyTorch ms best (median) '

@@ -151,20 +151,16 @@ def worker(variant, kind, batches):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--models', default='mlp,lenet')
-    parser.add_argument('--rounds', type=int, default=3)
     parser.add_argument('--batches', type=int, default=None,
                         help='timed batches (default: 200 for the MLP, 40 for LeNet)')
-    parser.add_argument('--threads', type=int, default=None,
-                        help='threads for both sides (default: the cores)')
-    parser.add_argument('--worker', nargs=3, help=argparse.SUPPRESS)
+    harness.add_arguments(parser, 3)
     args = parser.parse_args()
     if args.worker:
         import json
         variant, kind, batches = args.worker
         print(json.dumps(worker(variant, kind, int(batches))))
         return
-    env = {} if args.threads is None else {'OMP_NUM_THREADS': str(args.threads),
-                                           'BENCH_TORCH_THREADS': str(args.threads)}
+    env = harness.thread_env(args.threads)
     print(harness.environment())
     print('| model | variant | samples/s best (median) | vs PyTorch best (median) '
           '| CPU time PyTorch / variant | load avg | threads |')

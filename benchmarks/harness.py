@@ -14,7 +14,8 @@ import sys
 
 from _progress import say
 
-__all__ = ['environment', 'load_average', 'worker', 'interleaved', 'side_by_side',
+__all__ = ['environment', 'load_average', 'add_arguments', 'thread_env', 'worker',
+           'interleaved', 'side_by_side',
            'best_median', 'thread_report', 'set_torch_threads', 'torch_training']
 
 
@@ -38,6 +39,23 @@ def environment():
     except ImportError:
         pass
     return '%d cores, %s; load average %.2f' % (os.cpu_count(), versions, load_average())
+
+
+def add_arguments(parser, worker_args):
+    """The options every side-by-side script has: ``--rounds``, ``--threads`` and the
+    hidden ``--worker`` taking ``worker_args`` values."""
+    import argparse
+    parser.add_argument('--rounds', type=int, default=3)
+    parser.add_argument('--threads', type=int, default=None,
+                        help='threads for every side (default: the cores)')
+    parser.add_argument('--worker', nargs=worker_args, help=argparse.SUPPRESS)
+
+
+def thread_env(threads):
+    """Environment for workers limited to ``threads`` (None: no limit, the defaults)."""
+    if threads is None:
+        return {}
+    return {'OMP_NUM_THREADS': str(threads), 'BENCH_TORCH_THREADS': str(threads)}
 
 
 def worker(script, args, env=None, timeout=900):
