@@ -8,6 +8,7 @@ from ..context import Context
 from ..ndarray.ndarray import NDArray, zeros
 from ..symbol.infer import variable_dtype_attr
 from .executor import Executor
+from .storage import grad_stypes
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -88,10 +89,9 @@ def simple_bind(symbol, ctx, grad_req, type_dict, stype_dict, group2ctx, shared_
                 shared_exec, shared_buffer, shapes):
     """Implementation of :meth:`Symbol.simple_bind`: allocate every array from shapes."""
     _check_context(ctx)
-    if stype_dict and any(v != 'default' for v in stype_dict.values()):
-        raise MXNetError('sparse storage types are not supported by symmod: %s' % stype_dict)
     # MXNet reads only the tuples among the keyword arguments as shapes
     shapes = {k: v for k, v in shapes.items() if isinstance(v, tuple)}
+    arg_stypes = variable_stypes(symbol, stype_dict)
     arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
     if arg_shapes is None:
         arg_shapes, _, aux_shapes = symbol.infer_shape_partial(**shapes)
@@ -118,8 +118,10 @@ def simple_bind(symbol, ctx, grad_req, type_dict, stype_dict, group2ctx, shared_
     reqs = _grad_reqs(grad_req, arg_names)
     shared_names = set(shared_arg_names or [])
     shared_buffer = shared_buffer if shared_buffer is not None else {}
+    grad_st = grad_stypes(symbol, arg_stypes)
     arg_arrays, grad_arrays = [], []
     for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
+        stype = arg_stypes.get(name, 'default')
         if shared_exec is not None and name in shared_names:
             array = shared_exec.arg_dict[name]
             grad = shared_exec.grad_dict.get(name)
@@ -127,8 +129,10 @@ def simple_bind(symbol, ctx, grad_req, type_dict, stype_dict, group2ctx, shared_
                 raise MXNetError('shared argument %s has shape %s, this graph needs %s'
                                  % (name, array.shape, tuple(shape)))
         else:
-            array = _from_buffer(shared_buffer, name, shape, dtype, ctx)
-            grad = zeros(shape, ctx=ctx, dtype=dtype) if req != 'null' else None
+            array = _from_buffer(shared_buffer, name, shape, dtype, ctx) \
+                if stype == 'default' else zeros(shape, ctx=ctx, dtype=dtype, stype=stype)
+            grad = zeros(shape, ctx=ctx, dtype=dtype, stype=grad_st.get(name, 'default')) \
+                if req != 'null' else None
         arg_arrays.append(array)
         grad_arrays.append(grad if req != 'null' else None)
     aux_arrays = []
@@ -140,6 +144,26 @@ def simple_bind(symbol, ctx, grad_req, type_dict, stype_dict, group2ctx, shared_
     reqs = [r if g is not None else 'null' for r, g in zip(reqs, grad_arrays)]
     return Executor(symbol, ctx, arg_arrays, grad_arrays, reqs, aux_arrays,
                     shared_exec=shared_exec, group2ctx=group2ctx)
+
+
+_STYPE_NAMES = {'0': 'default', '1': 'row_sparse', '2': 'csr'}
+
+
+def variable_stypes(symbol, stype_dict=None):
+    """Storage types of the arguments that are not dense: ``stype_dict`` first, then the
+    variables' ``__storage_type__`` attributes (``mx.sym.var(stype=...)``)."""
+    stypes = {}
+    for node in symbol._nodes():
+        if node.op is None:
+            value = _STYPE_NAMES.get(str(node.attrs.get('__storage_type__', '0')), 'default')
+            if value != 'default':
+                stypes[node.name] = value
+    for name, value in (stype_dict or {}).items():
+        if value not in ('default', 'row_sparse', 'csr'):
+            raise MXNetError("stype_dict[%r] must be 'default', 'row_sparse' or 'csr', found "
+                             "%r" % (name, value))
+        stypes[name] = value
+    return {k: v for k, v in stypes.items() if v != 'default'}
 
 
 def _from_buffer(shared_buffer, name, shape, dtype, ctx):

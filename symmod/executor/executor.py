@@ -12,6 +12,13 @@ from ..symbol import cse as _cse
 __all__ = ['Executor']
 
 
+def _storage(array):
+    """What the plan binds: a dense array's numpy buffer, a sparse NDArray itself (its
+    storage is replaced when written, so the plan holds the NDArray)."""
+    data = array._data
+    return data if isinstance(data, np.ndarray) else array
+
+
 class Executor:
     """A bound symbol. Create it with ``Symbol.bind`` or ``Symbol.simple_bind``.
 
@@ -40,11 +47,12 @@ class Executor:
             optimized = _cse.eliminate_common_expr(symbol)
             if optimized.list_inputs() == symbol.list_inputs():
                 self._optimized = optimized
-        self._plan = Plan(self._optimized, [a._data for a in self.arg_arrays],
-                          [None if g is None else g._data for g in self.grad_arrays],
-                          self._grad_reqs, [a._data for a in self.aux_arrays], self._pool,
+        self._plan = Plan(self._optimized, [_storage(a) for a in self.arg_arrays],
+                          [None if g is None else _storage(g) for g in self.grad_arrays],
+                          self._grad_reqs, [_storage(a) for a in self.aux_arrays], self._pool,
                           ctx)
-        self.outputs = [NDArray(data, ctx) for data in self._plan.outputs]
+        self.outputs = [NDArray(data, ctx) if isinstance(data, np.ndarray) else data
+                        for data in self._plan.outputs]
         self._forward_steps = self._plan.forward_steps
         self._backward_steps = self._plan.backward_steps
         self._head_grads = self._plan.head_grad_arrays
@@ -123,6 +131,8 @@ class Executor:
                                  'make_loss symbol.')
             grad = out_grads[i]
             source = grad._data if isinstance(grad, NDArray) else np.asarray(grad)
+            if not isinstance(source, np.ndarray):     # a sparse head gradient
+                source = grad._host()
             if source.shape != target.shape:
                 raise ValueError('head gradient %d has shape %s, output has shape %s'
                                  % (i, source.shape, target.shape))
@@ -179,9 +189,12 @@ class Executor:
         if self._monitor_all:
             names = op.monitor_input_names()
             for name, array in zip(names, list(ins) + list(aux or ())):
-                report(('%s_%s' % (node.name, name)).encode('utf-8'), NDArray(array, self._ctx))
+                report(('%s_%s' % (node.name, name)).encode('utf-8'), self._as_ndarray(array))
         for i, array in enumerate(outs[:op.num_visible_outputs()]):
-            report(node.output_name(i).encode('utf-8'), NDArray(array, self._ctx))
+            report(node.output_name(i).encode('utf-8'), self._as_ndarray(array))
+
+    def _as_ndarray(self, array):
+        return array if isinstance(array, NDArray) else NDArray(array, self._ctx)
 
     # ---- dictionaries -----------------------------------------------------------------------
     @staticmethod

@@ -19,6 +19,8 @@ from ..ops.registry import Operator
 from ..symbol import graph as _graph
 from ..symbol.infer import infer_shapes, infer_types
 from .memory import assign_storage, view
+from .storage import infer_entries, SparseStep, wrap_arrays
+from ..ops.sparse import new_output
 
 __all__ = ['Plan']
 
@@ -68,13 +70,17 @@ class Plan:
 
         var_req = {id(n): r for n, r in zip(self.arg_nodes, grad_reqs)}
         var_grad = {id(n): g for n, g in zip(self.arg_nodes, grad_arrays)}
+        # csr / row_sparse entries (None when the graph is dense, the usual case)
+        self.storage = infer_entries(self.arg_nodes, self.aux_nodes, self.op_nodes,
+                                     self.operators, self._value, var_grad)
+        self._ctx = ctx
         self._mark_gradients(var_req)
         self._allocate(pool, var_req, var_grad)
         self._build_steps()
         # what remains is the step lists; drop the bind-time tables (bucketing keeps
         # one plan per bucket alive)
         del self._value, self._grad, self.shape, self.dtype, self.grad_req, self.needs_grad
-        del self.operators
+        del self.operators, self.storage
 
     # ---- inference ---------------------------------------------------------------------
     def _infer(self, nodes):
@@ -82,8 +88,8 @@ class Plan:
         known_types = {}
         for node in self.arg_nodes + self.aux_nodes:
             array = self._value[(id(node), 0)]
-            known_shapes[node.name] = array.shape
-            known_types[node.name] = array.dtype
+            known_shapes[node.name] = tuple(array.shape)
+            known_types[node.name] = np.dtype(array.dtype)
         shapes = infer_shapes(nodes, known_shapes)
         types = infer_types(nodes, known_types)
         self.shape, self.dtype = {}, {}
@@ -101,10 +107,10 @@ class Plan:
             key = (id(node), 0)
             array = self._value[key]
             inferred = shapes.get(key)
-            if inferred is not None and tuple(inferred) != array.shape:
+            if inferred is not None and tuple(inferred) != tuple(array.shape):
                 raise MXNetError('shape of %s: bound array has %s, the graph needs %s'
-                                 % (node.name, array.shape, tuple(inferred)))
-            self.shape[key], self.dtype[key] = array.shape, array.dtype
+                                 % (node.name, tuple(array.shape), tuple(inferred)))
+            self.shape[key], self.dtype[key] = tuple(array.shape), np.dtype(array.dtype)
 
     def _create_states(self, ctx):
         """Let stateful operators (Custom) build their per-node state from the inferred
@@ -202,6 +208,11 @@ class Plan:
         self._sink = blocks.pop()
         self.storage_bytes = sum(sizes) + sink_bytes
         for (kind, key), storage in zip(keys, storage_of):
+            if kind == 'value' and self.storage is not None and self.storage.is_sparse(key):
+                # sparse values change size with the data: containers outside the pool
+                self._value[key] = new_output(self.storage.stype[key], self.shape[key],
+                                              self.dtype[key], self._ctx)
+                continue
             array = view(blocks[storage], self.shape[key], self.dtype[key])
             (self._value if kind == 'value' else self._grad)[key] = array
         self.head_grad_arrays = [self._grad.get(k) if k in heads_with_grad or k in var_heads
@@ -242,13 +253,18 @@ class Plan:
         buffers, keys = [], []
         value_buffer = {}
         aliases = {}
+        sparse = self.storage.sparse_nodes if self.storage is not None else ()
         for node in self.op_nodes:
             start = fwd_step[id(node)]
             for i in range(node.num_outputs()):
                 key = (id(node), i)
                 value_buffer[key] = len(buffers)
-                buffers.append((start, last_use.get(key, start), self._nbytes(key)))
+                nbytes = 0 if id(node) in sparse and self.storage.is_sparse(key) \
+                    else self._nbytes(key)
+                buffers.append((start, last_use.get(key, start), nbytes))
                 keys.append(('value', key))
+            if id(node) in sparse:
+                continue        # no in-place aliasing around sparse containers
             for in_index, out_index in self.operators[id(node)].inplace:
                 child, i = node.inputs[in_index]
                 source = (id(child), i)
@@ -302,25 +318,36 @@ class Plan:
         return int(np.prod(self.shape[key], dtype=np.int64)) * self.dtype[key].itemsize
 
     # ---- step lists --------------------------------------------------------------------------
+    def _step_op(self, node):
+        """The operator of a step, and a function giving the arrays it is handed: a
+        SparseStep taking NDArrays for nodes that touch sparse arrays."""
+        op = self.operators[id(node)]
+        if self.storage is None or id(node) not in self.storage.sparse_nodes:
+            return op, list
+        step = SparseStep(op, self.storage.kernel[id(node)])
+        return step, lambda arrays: wrap_arrays(arrays, self._ctx)
+
     def _build_steps(self):
         self.forward_steps = []
         for node in self.op_nodes:
-            op = self.operators[id(node)]
+            op, arrays = self._step_op(node)
             n_args = node.num_arguments()
-            ins = [self._value[(id(c), i)] for c, i in node.inputs]
-            outs = [self._value[(id(node), i)] for i in range(node.num_outputs())]
+            ins = arrays([self._value[(id(c), i)] for c, i in node.inputs])
+            outs = arrays([self._value[(id(node), i)] for i in range(node.num_outputs())])
             self.forward_steps.append((op, ['write'] * len(outs), ins[:n_args], outs,
                                        ins[n_args:], node))
         self.backward_steps = []
         for node in self.backward_nodes[::-1]:
-            op = self.operators[id(node)]
+            op, arrays = self._step_op(node)
             n_args = node.num_arguments()
-            ins = [self._value[(id(c), i)] for c, i in node.inputs]
-            outs = [self._value[(id(node), i)] for i in range(node.num_outputs())]
-            out_grad = [self._grad[(id(node), i)] for i in range(node.num_visible_outputs())]
+            ins = arrays([self._value[(id(c), i)] for c, i in node.inputs])
+            outs = arrays([self._value[(id(node), i)] for i in range(node.num_outputs())])
+            out_grad = arrays([self._grad[(id(node), i)]
+                               for i in range(node.num_visible_outputs())])
             reqs = [self.grad_req[(id(node), j)] for j in range(n_args)]
             sinks = self._sink_views(node)
-            in_grad = [self._grad[(id(c), i)] if r != 'null' else sinks[j]
-                       for j, ((c, i), r) in enumerate(zip(node.inputs[:n_args], reqs))]
+            in_grad = arrays([self._grad[(id(c), i)] if r != 'null' else sinks[j]
+                              for j, ((c, i), r) in enumerate(zip(node.inputs[:n_args],
+                                                                  reqs))])
             self.backward_steps.append((op, reqs, out_grad, ins[:n_args], outs, in_grad,
                                         ins[n_args:], node))

@@ -17,6 +17,7 @@ the offset: a damaged checkpoint never loads halfway.
 import math
 import os
 import struct
+from collections import namedtuple
 
 import numpy as np
 
@@ -33,6 +34,32 @@ V2_MAGIC = 0xF993FAC9
 V3_MAGIC = 0xF993FACA
 
 _SPARSE_STYPES = {1: 'row_sparse', 2: 'csr'}
+_STYPE_IDS = {'row_sparse': 1, 'csr': 2}
+_NUM_AUX = {'row_sparse': 1, 'csr': 2}
+
+
+class SparseRecord(namedtuple('SparseRecord', 'stype data aux shape')):
+    """A sparse array record: ``data`` (numpy, the stored values), ``aux`` (csr:
+    [indptr, indices]; row_sparse: [indices], numpy integer arrays in their aux types)
+    and the dense ``shape``."""
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+
+def sparse_record(array):
+    """The SparseRecord of a CSRNDArray / RowSparseNDArray (what MXNet saves)."""
+    storage = array._data
+    if array.stype == 'csr':
+        aux = [storage.indptr.astype(np.int64), storage.indices.astype(np.int64)]
+    else:
+        aux = [storage.indices.astype(np.int64)]
+    return SparseRecord(array.stype, storage.data, aux, tuple(array.shape))
 _DEV_TYPES = {1: 'cpu', 2: 'gpu', 3: 'cpu_pinned', 5: 'cpu_shared'}
 # More dimensions than numpy (1.x) allows can only come from a damaged file.
 _MAX_NDIM = 32
@@ -54,8 +81,31 @@ def _type_flag(dtype):
 
 
 # ---- writing ---------------------------------------------------------------------------
+def _shape_bytes(shape):
+    return struct.pack('<i', len(shape)) + struct.pack('<%dq' % len(shape), *shape)
+
+
+def _sparse_record_parts(record):
+    """(header bytes, [flat data array, flat aux arrays...]) of a sparse V2 record: the
+    storage shape, shape, context, type flag, aux types and shapes, then the buffers."""
+    flag = _type_flag(record.data.dtype)
+    data = np.ascontiguousarray(record.data, dtype=FLAG_TO_DTYPE[flag])
+    header = struct.pack('<Ii', V2_MAGIC, _STYPE_IDS[record.stype]) + _shape_bytes(data.shape)
+    header += _shape_bytes(record.shape) + struct.pack('<iii', 1, 0, flag)
+    buffers = [data.reshape(-1).view(np.uint8)]
+    for aux in record.aux:
+        aux_flag = _type_flag(aux.dtype)
+        aux = np.ascontiguousarray(aux, dtype=FLAG_TO_DTYPE[aux_flag])
+        header += struct.pack('<i', aux_flag) + _shape_bytes(aux.shape)
+        buffers.append(aux.reshape(-1).view(np.uint8))
+    return header, buffers
+
+
 def _record_parts(array, magic):
     """(header bytes, flat little-endian data array) of one record."""
+    if isinstance(array, SparseRecord):
+        header, buffers = _sparse_record_parts(array)
+        return header, np.concatenate(buffers) if len(buffers) > 1 else buffers[0]
     flag = _type_flag(array.dtype)
     data = np.asarray(array, dtype=FLAG_TO_DTYPE[flag], order='C')
     header = (struct.pack('<Iii', magic, 0, data.ndim)
@@ -68,6 +118,11 @@ def _magic_for(arrays):
     # MXNet writes V3 records inside np_shape(True), and then writes every record of the
     # file as V3; a V2 record cannot hold a 0-d array that MXNet can read back.
     from ..util import is_np_shape
+    if any(isinstance(a, SparseRecord) for a in arrays):
+        if is_np_shape():
+            raise MXNetError('only allow serializing ndarray of default storage type in np '
+                             'shape semantics')
+        return V2_MAGIC
     return V3_MAGIC if is_np_shape() or any(a.ndim == 0 for a in arrays) else V2_MAGIC
 
 
@@ -93,7 +148,8 @@ def encode_record(array):
     >>> decode_record(rec).shape
     (2, 3)
     """
-    array = np.asarray(array)
+    host = _host_array(array)
+    array = np.asarray(array) if host is None else host
     header, data = _record_parts(array, _magic_for([array]))
     return header + data.tobytes()
 
@@ -126,7 +182,7 @@ def encode_arrays(arrays, names=None):
     -------
     bytes
     """
-    arrays = [np.asarray(a) for a in arrays]
+    arrays = [a if isinstance(a, SparseRecord) else np.asarray(a) for a in arrays]
     names = [] if names is None else list(names)
     if names and len(names) != len(arrays):
         raise MXNetError('encode_arrays: %d names for %d arrays' % (len(names), len(arrays)))
@@ -184,8 +240,10 @@ def _read_shape(reader, what):
     if magic in (V2_MAGIC, V3_MAGIC):
         (stype,) = reader.unpack('<i', what + ' storage type')
         if stype in _SPARSE_STYPES:
-            raise reader.error('%s is a sparse (%s) array; symmod supports only dense arrays'
-                               % (what, _SPARSE_STYPES[stype]))
+            if magic == V3_MAGIC:
+                raise reader.error('%s is a sparse (%s) array in a NumPy-shape (V3) record, '
+                                   'which MXNet never writes' % (what, _SPARSE_STYPES[stype]))
+            return _SparseHeader(_SPARSE_STYPES[stype])
         if stype != 0:
             raise reader.error('%s has an unknown storage type %d at offset %d'
                                % (what, stype, reader.pos - 4))
@@ -230,23 +288,30 @@ def _check_shape_semantics(reader, what, magic, shape):
                            'unknown); load it outside mx.np_shape(True)' % (what, tuple(shape)))
 
 
-def _read_record(reader, what):
-    """Read one record at the cursor and return it as a numpy array."""
-    shape = _read_shape(reader, what)
-    if shape is None:
-        return _none_array()
+class _SparseHeader(namedtuple('_SparseHeader', 'stype')):
+    """What _read_shape returns for a sparse record: the rest is read by _read_sparse."""
+
+
+def _read_context_and_type(reader, what):
     dev_type, dev_id = reader.unpack('<ii', what + ' context')
     if dev_type not in _DEV_TYPES or dev_id < 0:
         raise reader.error('%s has an impossible device (%d, %d) at offset %d'
                            % (what, dev_type, dev_id, reader.pos - 8))
-    (flag,) = reader.unpack('<i', what + ' type flag')
+    return _read_type(reader, what + ' type flag')
+
+
+def _read_type(reader, what):
+    (flag,) = reader.unpack('<i', what)
     if flag in UNSUPPORTED_FLAGS:
-        raise reader.error('%s has dtype %s (type flag %d), which symmod does not support'
+        raise reader.error('%s is dtype %s (type flag %d), which symmod does not support'
                            % (what, UNSUPPORTED_FLAGS[flag], flag))
     if flag not in FLAG_TO_DTYPE:
-        raise reader.error('%s has an unknown type flag %d at offset %d'
+        raise reader.error('%s is an unknown type flag %d at offset %d'
                            % (what, flag, reader.pos - 4))
-    dtype = FLAG_TO_DTYPE[flag]
+    return FLAG_TO_DTYPE[flag]
+
+
+def _read_data(reader, what, dtype, shape):
     count = math.prod(shape)
     nbytes = count * dtype.itemsize
     if count == 0 and math.prod(d for d in shape if d) * dtype.itemsize >= 2 ** 63:
@@ -261,6 +326,59 @@ def _read_record(reader, what):
     if not (reader.owned and array.flags.aligned and array.flags.writeable):
         array = array.copy()
     return array.reshape(shape)
+
+
+def _read_plain_shape(reader, what):
+    start = reader.pos
+    ndim, shape = _read_dims(reader, what, 'q')
+    if ndim < 0 or any(d < 0 for d in shape):
+        raise reader.error('%s has an impossible shape %s (ndim %d) at offset %d'
+                           % (what, tuple(shape), ndim, start))
+    return tuple(int(d) for d in shape)
+
+
+def _read_sparse(reader, what, stype):
+    """The rest of a sparse V2 record (after its storage type) as a SparseRecord."""
+    storage_shape = _read_plain_shape(reader, what + ' storage shape')
+    shape = _read_plain_shape(reader, what + ' shape')
+    if not shape:
+        return _none_array()
+    dtype = _read_context_and_type(reader, what)
+    aux_types, aux_shapes = [], []
+    for i in range(_NUM_AUX[stype]):
+        aux_types.append(_read_type(reader, '%s aux %d type flag' % (what, i)))
+        aux_shapes.append(_read_plain_shape(reader, '%s aux %d shape' % (what, i)))
+    for i, t in enumerate(aux_types):
+        if t.kind not in 'iu':
+            raise reader.error('%s aux %d has dtype %s; indices must be integers'
+                               % (what, i, t))
+    expected_rows = storage_shape[0] if storage_shape else -1
+    if stype == 'csr':
+        # an array MXNet never filled has an empty indptr (and nothing stored)
+        ok = (len(shape) == 2 and len(storage_shape) == 1
+              and aux_shapes[0] in ((shape[0] + 1,), (0,))
+              and aux_shapes[1] == (expected_rows,))
+    else:
+        ok = (len(storage_shape) == len(shape) and storage_shape[1:] == shape[1:]
+              and aux_shapes[0] == (expected_rows,))
+    if not ok:
+        raise reader.error('%s: inconsistent %s record: shape %s, storage shape %s, aux shapes '
+                           '%s' % (what, stype, shape, storage_shape, aux_shapes))
+    data = _read_data(reader, what + ' values', dtype, storage_shape)
+    aux = [_read_data(reader, '%s aux %d' % (what, i), t, s)
+           for i, (t, s) in enumerate(zip(aux_types, aux_shapes))]
+    return SparseRecord(stype, data, aux, shape)
+
+
+def _read_record(reader, what):
+    """Read one record at the cursor: a numpy array, or a SparseRecord."""
+    shape = _read_shape(reader, what)
+    if shape is None:
+        return _none_array()
+    if isinstance(shape, _SparseHeader):
+        return _read_sparse(reader, what, shape.stype)
+    dtype = _read_context_and_type(reader, what)
+    return _read_data(reader, what, dtype, shape)
 
 
 def _read_names(reader, count):
@@ -349,9 +467,12 @@ def decode_arrays(buf, where='<buffer>'):
 
 # ---- the nd.save / nd.load interface ------------------------------------------------------
 def _host_array(value):
-    """The numpy array behind an NDArray or numpy array, or None for anything else."""
+    """The numpy array (a SparseRecord for sparse storage) behind an NDArray or numpy
+    array, or None for anything else."""
     from ..ndarray.ndarray import NDArray
     if isinstance(value, NDArray):
+        if value.stype != 'default':
+            return sparse_record(value)
         return value._host()
     if isinstance(value, np.ndarray):
         return value
@@ -434,11 +555,19 @@ def save(fname, data):
         raise MXNetError('%s: cannot write the file: %s' % (path, err)) from err
 
 
+def wrap_record(value, ctx):
+    """An NDArray (sparse for a SparseRecord) of one decoded record."""
+    from ..ndarray.ndarray import NDArray
+    if isinstance(value, SparseRecord):
+        from ..ndarray.sparse_cast import from_record
+        return from_record(value, ctx)
+    return NDArray(value, ctx)
+
+
 def _wrap(arrays, names):
     from ..context import Context
-    from ..ndarray.ndarray import NDArray
     ctx = Context('cpu', 0)
-    values = [NDArray(a, ctx) for a in arrays]
+    values = [wrap_record(a, ctx) for a in arrays]
     if names is None:
         return values
     return dict(zip(names, values))

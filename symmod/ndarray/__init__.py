@@ -22,6 +22,8 @@ from .binary import *  # noqa: E402,F401,F403  (add, subtract, ..., logical_xor)
 from .functions import *  # noqa: E402,F401,F403  (eye, linspace, histogram, split_v2)
 from .dlpack import to_dlpack_for_read, to_dlpack_for_write, from_dlpack  # noqa: E402,F401
 from .cached_op import CachedOp  # noqa: E402,F401
+from . import sparse  # noqa: E402  (mx.nd.sparse: CSRNDArray, RowSparseNDArray, ...)
+from .sparse_array import CSRNDArray, RowSparseNDArray  # noqa: E402,F401
 from .indexing import *  # noqa: E402,F401,F403  (MXNet's indexing helpers)
 from . import image  # noqa: E402  (mx.nd.image.to_tensor, ... : the _image_ operators)
 from .._suggest import missing_attribute as _missing_attribute  # noqa: E402

@@ -86,7 +86,7 @@ class NDArray:
 
     @property
     def stype(self):
-        """Storage type; symmod stores every array densely ('default')."""
+        """Storage type: 'default' (dense); sparse arrays say 'csr' or 'row_sparse'."""
         return 'default'
 
     @property
@@ -181,6 +181,9 @@ class NDArray:
             if other.shape != self.shape:
                 raise ValueError('copyto: shape mismatch, destination %s vs source %s'
                                  % (other.shape, self.shape))
+            if not isinstance(other._data, np.ndarray) and other.stype != 'default':
+                other[:] = self._host()     # into sparse storage: converted
+                return other
             device.copy_into(other._data, self._data)
             return other
         if isinstance(other, Context):
@@ -195,10 +198,9 @@ class NDArray:
         return self.copyto(context)
 
     def tostype(self, stype):
-        """Only dense ('default') storage exists in symmod."""
-        if stype != 'default':
-            raise MXNetError('sparse storage type %r is not supported by symmod' % stype)
-        return self
+        """A copy with storage type ``stype``: 'default', 'row_sparse' or 'csr' (2-D)."""
+        from .sparse_cast import cast_storage_array
+        return cast_storage_array(self, stype)
 
     def wait_to_read(self):
         """Block until pending writes finish (computation is synchronous here)."""
@@ -624,7 +626,7 @@ class NDArray:
             How gradients are stored into the buffer by ``backward``.
         """
         from .. import autograd
-        grad = zeros(self.shape, ctx=self._ctx, dtype=self.dtype)
+        grad = zeros(self.shape, ctx=self._ctx, dtype=self.dtype, stype=stype)
         autograd.mark_variables([self], [grad], grad_reqs=grad_req)
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
@@ -641,8 +643,14 @@ class NDArray:
     def __setstate__(self, state):
         from ..formats.params import decode_record
         handle = state.get('handle')
-        self._data = np.empty((0,), dtype=mx_real_t) if handle is None \
+        data = np.empty((0,), dtype=mx_real_t) if handle is None \
             else decode_record(bytes(handle))
+        if not isinstance(data, np.ndarray):
+            raise MXNetError('a pickled NDArray holds a %s array; it must be unpickled as '
+                             'mxnet.ndarray.sparse.%s' % (data.stype, 'CSRNDArray'
+                                                          if data.stype == 'csr'
+                                                          else 'RowSparseNDArray'))
+        self._data = data
         self._ctx = Context('cpu', 0)
         self._grad = None
         self._grad_req = 'null'
@@ -669,16 +677,22 @@ def _shape(shape):
     return tuple(int(s) for s in shape)
 
 
-def empty(shape, ctx=None, dtype=None):
-    """An array of ``shape`` with unspecified values (float32 unless ``dtype``)."""
+def empty(shape, ctx=None, dtype=None, stype=None):
+    """An array of ``shape`` with unspecified values (float32 unless ``dtype``); a
+    sparse ``stype`` gives an empty (all-zero) sparse array."""
+    if stype not in (None, 'default'):
+        from .sparse import empty as sparse_empty
+        return sparse_empty(stype, shape, ctx=ctx, dtype=dtype)
     ctx = _ctx(ctx)
     return NDArray(device.empty(_shape(shape), _as_dtype(dtype), ctx), ctx)
 
 
 def zeros(shape, ctx=None, dtype=None, stype=None, out=None, **kwargs):
-    """An array of zeros (float32 unless ``dtype``; written into ``out`` when given)."""
+    """An array of zeros (float32 unless ``dtype``; written into ``out`` when given);
+    ``stype`` 'row_sparse' or 'csr' gives a sparse array with nothing stored."""
     if stype not in (None, 'default'):
-        raise MXNetError('sparse storage type %r is not supported by symmod' % stype)
+        from .sparse import zeros as sparse_zeros
+        return sparse_zeros(stype, shape, ctx=ctx, dtype=dtype, out=out)
     return full(shape, 0, ctx=ctx, dtype=dtype, out=out, _op_name='_zeros')
 
 
@@ -709,6 +723,9 @@ def array(source_array, ctx=None, dtype=None):
     The dtype is ``source_array``'s when it is an NDArray, else float32 unless given,
     as in MXNet (``mx.nd.array(np.arange(3))`` is float32).
     """
+    if _is_sparse_source(source_array):
+        from .sparse import array as sparse_array
+        return sparse_array(source_array, ctx=ctx, dtype=dtype)
     ctx = _ctx(ctx)
     if isinstance(source_array, NDArray):
         dtype = source_array.dtype if dtype is None else dtype
@@ -725,6 +742,13 @@ def array(source_array, ctx=None, dtype=None):
     # a scalar gives a 0-d array, as in MXNet (shape (), not (1,)); row-major, as MXNet
     host = np.array(host, dtype=np.dtype(dtype), copy=True, order='C')
     return NDArray(device.to_context(host, ctx), ctx)
+
+
+def _is_sparse_source(source):
+    """A sparse NDArray or a scipy sparse matrix (``nd.array`` keeps those sparse)."""
+    if isinstance(source, NDArray):
+        return not isinstance(source._data, np.ndarray) and source.stype != 'default'
+    return type(source).__module__.startswith('scipy.sparse')
 
 
 def from_numpy(ndarray, zero_copy=True):

@@ -10,6 +10,7 @@ from .. import autograd
 from .. import profiler as _profiler
 from . import device
 from .ndarray import NDArray, _OPS
+from .sparse_invoke import involves_sparse, invoke_sparse
 
 __all__ = ['invoke', 'make_function', 'operator_instance']
 
@@ -106,6 +107,8 @@ def _invoke_checked(op, inputs, out):
     outs = out if isinstance(out, (list, tuple)) else ([out] if out is not None else [])
     on_host = all(isinstance(x._data, np.ndarray)
                   for x in list(inputs) + [o for o in outs if o is not None])
+    if (not on_host and involves_sparse(list(inputs) + outs)) or op.makes_sparse:
+        return invoke_sparse(op, inputs, outs, invoke)
     host = [x._data if on_host else x._host() for x in inputs]
     in_data, aux = host[:n_args], host[n_args:]
     if op.stateful:

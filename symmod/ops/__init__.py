@@ -51,9 +51,10 @@ from . import random_draw
 from . import random_pdf
 from . import amp
 from . import im2col
-from . import storage
 from . import resize
 from . import quantization
 from . import attention
 from . import deformable_conv
 from . import control_flow
+from . import sparse_ops
+from . import sparse  # storage rules of the operators above (csr / row_sparse)

@@ -53,10 +53,10 @@ def _scaled_grad(x, y, s, dy, out=None):
 
 _scalar('_contrib_gradientmultiplier', (), _identity, _scaled_grad, None,
         'Identity in forward; multiplies the gradient by ``scalar`` in backward.')
-_unary('_contrib_round_ste', ('_npx_round_ste',), _round, ew.pass_grad, None,
+_unary('_contrib_round_ste', ('_npx_round_ste', '_sparse__contrib_round_ste'), _round, ew.pass_grad, None,
        'Rounds half away from zero in forward; passes the gradient through (straight-'
        'through estimator).', inplace=True)
-_unary('_contrib_sign_ste', ('_npx_sign_ste',), _sign, ew.pass_grad, None,
+_unary('_contrib_sign_ste', ('_npx_sign_ste', '_sparse__contrib_sign_ste'), _sign, ew.pass_grad, None,
        'Sign in forward; passes the gradient through (straight-through estimator).',
        inplace=True)
 

@@ -27,7 +27,7 @@ def _uniform_type(opname, in_types, out_types):
 class Concat(Operator):
     """Joins ``num_args`` arrays along axis ``dim``; all other dimensions must agree."""
     name = 'Concat'
-    aliases = ('concat',)
+    aliases = ('concat', '_sparse_concat')
     key_var_num_args = 'num_args'
     params = (Param('num_args', parse_int, doc='Number of inputs to concatenate.'),
               Param('dim', parse_int, 1, 'The axis along which to concatenate.'))

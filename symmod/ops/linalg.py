@@ -25,16 +25,14 @@ def _parse_stype(value):
 
 
 _STYPE = Param('forward_stype', parse_optional(_parse_stype), None,
-               'Desired output storage type (only dense storage exists in symmod).')
+               "Desired output storage type ('default', 'row_sparse' or 'csr').")
 
 
 class _Product(Operator):
-    """Base of dot and batch_dot: inputs ``lhs`` and ``rhs``, dense output only."""
+    """Base of dot and batch_dot: inputs ``lhs`` and ``rhs``."""
 
     def check_params(self):
-        if self.forward_stype not in (None, 'default'):
-            raise MXNetError("%s: forward_stype=%r is not supported; symmod stores every array "
-                             "densely ('default')" % (self.name, self.forward_stype))
+        self.makes_sparse = self.forward_stype not in (None, 'default')
 
     def list_arguments(self):
         return ['lhs', 'rhs']
@@ -51,6 +49,7 @@ class dot(_Product):
     (2, 3, 5, 6)
     """
     name = 'dot'
+    aliases = ('_sparse_dot',)
     params = (Param('transpose_a', parse_bool, False, 'Transpose lhs before the product.'),
               Param('transpose_b', parse_bool, False, 'Transpose rhs before the product.'),
               _STYPE)

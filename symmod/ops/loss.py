@@ -255,6 +255,7 @@ class LinearRegressionOutput(_RegressionOutput):
     """Identity in forward; the squared-loss gradient ``(out - label) * grad_scale / m``
     in backward, m being the number of outputs per sample."""
     name = 'LinearRegressionOutput'
+    aliases = ('_sparse_LinearRegressionOutput',)
     backward_uses_inputs = True
 
     def forward(self, is_train, req, in_data, out_data, aux):
@@ -266,6 +267,7 @@ class MAERegressionOutput(_RegressionOutput):
     """Identity in forward; the absolute-loss gradient ``sign(out - label) * grad_scale / m``
     in backward (MXNet takes -1 where out == label)."""
     name = 'MAERegressionOutput'
+    aliases = ('_sparse_MAERegressionOutput',)
 
     def forward(self, is_train, req, in_data, out_data, aux):
         copy_into(out_data[0], in_data[0], req[0])
@@ -282,6 +284,7 @@ class LogisticRegressionOutput(_RegressionOutput):
     """Sigmoid in forward; the binary cross-entropy gradient ``(sigmoid - label) *
     grad_scale / m`` in backward."""
     name = 'LogisticRegressionOutput'
+    aliases = ('_sparse_LogisticRegressionOutput',)
 
     def forward(self, is_train, req, in_data, out_data, aux):
         if req[0] == 'null':
@@ -336,6 +339,7 @@ class MakeLoss(Operator):
 class make_loss(Operator):
     """Marks its input as a loss: identity in forward, a gradient of ones in backward."""
     name = 'make_loss'
+    aliases = ('_sparse_make_loss',)
     is_loss = True
     backward_uses_inputs = False
     backward_uses_outputs = False
@@ -355,7 +359,7 @@ class make_loss(Operator):
 class BlockGrad(Operator):
     """Identity in forward; stops the gradient: its input receives zeros."""
     name = 'BlockGrad'
-    aliases = ('stop_gradient',)
+    aliases = ('stop_gradient', '_sparse_stop_gradient')
     zero_gradient = True
     backward_uses_inputs = False
     backward_uses_outputs = False

@@ -31,7 +31,7 @@ class FullyConnected(Operator):
     ['data', 'fc1_weight', 'fc1_bias']
     """
     name = 'FullyConnected'
-    aliases = ('_npx_fully_connected',)
+    aliases = ('_npx_fully_connected', '_sparse_FullyConnected')
     params = (Param('num_hidden', parse_int, doc='Number of hidden nodes of the output.'),
               Param('no_bias', parse_bool, False, 'Whether to disable the bias parameter.'),
               Param('flatten', parse_bool, True,
@@ -230,7 +230,7 @@ class Embedding(Operator):
               Param('output_dim', parse_int, doc='Dimension of the embedding vectors.'),
               Param('dtype', parse_dtype, np.dtype(np.float32), 'Data type of weight.'),
               Param('sparse_grad', parse_bool, False,
-                    'Row-sparse gradient (not supported by symmod).'))
+                    'Compute the weight gradient as row_sparse (the rows the batch uses).'))
     backward_uses_outputs = False
 
     def check_params(self):
@@ -241,9 +241,6 @@ class Embedding(Operator):
         if self.dtype.name not in _EMBEDDING_DTYPES:
             raise MXNetError('Embedding: dtype must be one of %s, found %s'
                              % (', '.join(_EMBEDDING_DTYPES), self.dtype.name))
-        if self.sparse_grad:
-            raise MXNetError('Embedding: sparse_grad=True (a row_sparse weight gradient) is '
-                             'not supported by symmod; use sparse_grad=False')
 
     def list_arguments(self):
         return ['data', 'weight']

@@ -73,6 +73,8 @@ class Operator:
                                 # so a bound graph needs no head gradient for this output
     stateful = False            # True: create_state makes per-run state (see there)
     names_inputs = True         # False: MXNet lists no input names (monitors see input<i>)
+    makes_sparse = False        # True: a sparse output from dense inputs (cast_storage to
+                                # csr, dot with forward_stype): see ops/sparse
 
     def __init__(self, attrs=None):
         attrs = dict(attrs or {})

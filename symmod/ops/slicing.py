@@ -56,7 +56,7 @@ class Slice(_Slicer):
     is walked from its last element down to the first.
     """
     name = 'slice'
-    aliases = ('crop',)
+    aliases = ('crop', '_sparse_slice')
     params = (Param('begin', _parse_opt_tuple, doc='Starting indices (None for default).'),
               Param('end', _parse_opt_tuple, doc='Ending indices, exclusive (None for default).'),
               Param('step', _parse_opt_tuple, (), 'Steps (None or empty for 1).'))

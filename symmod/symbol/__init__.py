@@ -37,6 +37,7 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
 
 
 from . import linalg, contrib, random  # noqa: E402,F401  (mx.sym.linalg.*, .contrib.*, .random.*)
+from . import sparse  # noqa: E402,F401  (mx.sym.sparse.dot, .retain, .elemwise_add, ...)
 from .functions import *  # noqa: E402,F401,F403  (power, maximum, eye, split_v2, ...)
 from . import image  # noqa: E402,F401  (mx.sym.image.*: the _image_ operators)
 from .._suggest import missing_attribute as _missing_attribute  # noqa: E402

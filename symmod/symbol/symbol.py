@@ -617,6 +617,9 @@ def _with_plain_keys(attrs):
 
 
 # ---- constructors -------------------------------------------------------------------------
+_STYPE_IDS = {'default': 0, 'row_sparse': 1, 'csr': 2}
+
+
 def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None,
         stype=None, **kwargs):
     """Create a symbolic variable (an input of the graph).
@@ -635,8 +638,9 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
         Type hint (stored as MXNet's integer type flag in ``__dtype__``).
     init : Initializer or str, optional
         Initializer for this variable (stored as its JSON dump in ``__init__``).
-    stype : str, optional
-        Storage type; only 'default' is supported.
+    stype : {'default', 'row_sparse', 'csr'}, optional
+        Storage type of the bound array (stored as ``__storage_type__``); simple_bind and
+        Module.bind allocate it so.
     **kwargs
         Extra attributes whose names start and end with double underscores.
 
@@ -660,9 +664,10 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
     if init is not None:
         attrs['__init__'] = init if isinstance(init, str) else init.dumps()
     if stype is not None:
-        if stype != 'default':
-            raise MXNetError('storage type %r is not supported by symmod' % stype)
-        attrs['__storage_type__'] = '0'
+        if stype not in _STYPE_IDS:
+            raise MXNetError("storage type must be one of 'default', 'row_sparse', 'csr', "
+                             "found %r" % (stype,))
+        attrs['__storage_type__'] = str(_STYPE_IDS[stype])
     for key, value in kwargs.items():
         if key.startswith('__') and key.endswith('__'):
             attrs[key] = str(value)

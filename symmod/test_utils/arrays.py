@@ -2,9 +2,10 @@
 import numpy as np
 import numpy.random as rnd
 
-from ..base import MXNetError
 from ..ndarray.ndarray import array, arange, zeros
 from .compare import default_dtype
+from .sparse import (rand_sparse_ndarray, create_sparse_array, create_sparse_array_zd,  # noqa: F401
+                     shuffle_csr_column_indices)
 
 __all__ = ['default_context', 'set_default_context', 'random_arrays', 'random_uniform_arrays',
            'random_sample', 'rand_sparse_ndarray', 'rand_ndarray', 'create_sparse_array',
@@ -49,43 +50,15 @@ def random_sample(population, k):
     return copy[0:k]
 
 
-def _no_sparse(stype):
-    raise MXNetError('storage type %r is not supported by symmod (dense arrays only: '
-                     "stype='default')" % (stype,))
-
-
-def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=None,
-                        data_init=None, rsp_indices=None, modifier_func=None,
-                        shuffle_csr_indices=False, ctx=None):
-    """Random sparse arrays: symmod has dense storage only, so this raises MXNetError."""
-    _no_sparse(stype)
-
-
-def create_sparse_array(shape, stype, data_init=None, rsp_indices=None, dtype=None,
-                        modifier_func=None, density=.5, shuffle_csr_indices=False):
-    """Sparse arrays: symmod has dense storage only, so this raises MXNetError."""
-    _no_sparse(stype)
-
-
-def create_sparse_array_zd(shape, stype, density, data_init=None, rsp_indices=None,
-                           dtype=None, modifier_func=None, shuffle_csr_indices=False):
-    """Sparse arrays: symmod has dense storage only, so this raises MXNetError."""
-    _no_sparse(stype)
-
-
-def shuffle_csr_column_indices(csr):
-    """CSR arrays: symmod has dense storage only, so this raises MXNetError."""
-    _no_sparse('csr')
-
-
 def rand_ndarray(shape, stype='default', density=None, dtype=None, modifier_func=None,
                  shuffle_csr_indices=False, distribution=None, ctx=None):
-    """A random NDArray of ``shape``: standard normal values, cast to ``dtype``.
-
-    Only ``stype='default'`` (dense) exists in symmod; other storage types raise MXNetError.
-    """
+    """A random NDArray of ``shape``: standard normal values cast to ``dtype`` for dense
+    storage, :func:`rand_sparse_ndarray`'s array for 'csr' / 'row_sparse'."""
     if stype != 'default':
-        _no_sparse(stype)
+        arr, _ = rand_sparse_ndarray(shape, stype, density=density, modifier_func=modifier_func,
+                                     dtype=dtype, shuffle_csr_indices=shuffle_csr_indices,
+                                     distribution=distribution, ctx=ctx)
+        return arr
     return array(random_arrays(shape), dtype=dtype, ctx=ctx or default_context())
 
 

@@ -7,7 +7,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ..base import MXNetError
-from ..ndarray.ndarray import NDArray, array as nd_array, empty as nd_empty
+from ..ndarray.ndarray import NDArray, array as nd_array, empty as nd_empty, zeros as nd_zeros
 from .arrays import default_context
 from .compare import (assert_almost_equal, default_dtype, default_numeric_eps, get_tolerance,
                       get_tols)
@@ -163,15 +163,12 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     use_forward_train : bool
     ctx : Context, optional
     grad_stype_dict : dict, optional
-        Gradient storage types; only 'default' exists in symmod.
+        Storage types of the gradient buffers ('row_sparse' / 'csr' ones start empty).
     dtype : numpy dtype
         float16, float32 or float64; use float64 for tight checks.
     """
     from .. import symbol as sym_mod
     _check_dtype(dtype, allow_asnumpy=False)
-    if grad_stype_dict and any(v not in (None, 'default') for v in grad_stype_dict.values()):
-        raise MXNetError('sparse gradient storage is not supported by symmod: %r'
-                         % (grad_stype_dict,))
     ctx = ctx or default_context()
     location = _parse_location(sym, location, ctx, dtype)
     location_np = {k: v.asnumpy() for k, v in location.items()}
@@ -188,6 +185,11 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     grad_start = {k: np.random.normal(0, 0.01, size=location[k].shape) for k in grad_nodes}
     grad_start['__random_proj'] = np.random.normal(0, 0.01, size=out_shapes[0])
     args_grad = {k: nd_array(v, ctx=ctx, dtype=dtype) for k, v in grad_start.items()}
+    for k, stype in (grad_stype_dict or {}).items():
+        if k in args_grad and stype not in (None, 'default'):
+            # a sparse gradient starts empty: what is not computed stays absent
+            args_grad[k] = nd_zeros(args_grad[k].shape, ctx, args_grad[k].dtype, stype)
+            grad_req[k] = 'write'
     grad_start = {k: v.asnumpy() for k, v in args_grad.items()}     # as stored
     executor = loss.bind(ctx, grad_req=grad_req, args=location, args_grad=args_grad,
                          aux_states=aux)
@@ -272,9 +274,6 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
         The gradient arrays.
     """
     _check_dtype(dtype)
-    if grad_stypes and any(v not in (None, 'default') for v in grad_stypes.values()):
-        raise MXNetError('sparse gradient storage is not supported by symmod: %r'
-                         % (grad_stypes,))
     ctx = ctx or default_context()
     location = _parse_location(sym, location, ctx, dtype)
     aux = _parse_aux_states(sym, aux_states, ctx, dtype)
@@ -286,6 +285,10 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     args_grad = {k: nd_array(v, ctx=ctx,
                              dtype=np.asarray(expected[k]).dtype if _is_asnumpy(dtype) else dtype)
                  for k, v in start.items()}
+    for k, stype in (grad_stypes or {}).items():
+        if k in args_grad and stype not in (None, 'default'):
+            # sparse gradient buffers start empty (as MXNet's helper makes them)
+            args_grad[k] = nd_zeros(args_grad[k].shape, ctx, args_grad[k].dtype, stype)
     # compare against the values as stored (in the gradient's dtype), not the float64 draw
     start = {k: v.asnumpy() for k, v in args_grad.items()}
     if isinstance(grad_req, str):

@@ -190,13 +190,6 @@ def test_none_records_load_as_empty_arrays(record):
     np.testing.assert_array_equal(nxt.asnumpy(), [5, 6])
 
 
-@pytest.mark.parametrize('stype,kind', [(1, 'row_sparse'), (2, 'csr')])
-def test_sparse_records_are_refused(stype, kind):
-    record = struct.pack('<Iii', 0xF993FAC9, stype, 1) + b'\0' * 64
-    with pytest.raises(MXNetError, match=kind):
-        mx.nd.load_frombuffer(file_of([record]))
-
-
 @pytest.mark.parametrize('flag,name', [(12, 'bfloat16'), (8, 'int16'), (11, 'uint64')])
 def test_unsupported_type_flags_are_refused(flag, name):
     record = struct.pack('<Iiiq', 0xF993FAC9, 0, 1, 2) + tail(flag, b'\0' * 16)

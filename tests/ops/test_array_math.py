@@ -164,9 +164,10 @@ def test_im2col_col2im_are_adjoint_and_differentiable():
         mx.nd.im2col(mx.nd.ones((1, 1, 2, 2)), kernel=(3, 3))
 
 
-def test_cast_storage_copies_dense_and_refuses_sparse():
+def test_cast_storage_copies_dense_and_csr_needs_two_dimensions():
     x = mx.nd.array([1.0, 2.0])
     y = mx.nd.cast_storage(x, stype='default')
     assert y is not x and y.asnumpy().tolist() == [1, 2]
-    with pytest.raises(mx.MXNetError, match='sparse storage'):
+    assert mx.nd.cast_storage(mx.nd.ones((2, 2)), stype='csr').stype == 'csr'
+    with pytest.raises(ValueError, match='2-D'):
         mx.nd.cast_storage(mx.nd.ones((2,)), stype='csr')

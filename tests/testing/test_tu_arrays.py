@@ -14,9 +14,31 @@ def test_rand_ndarray_dense():
 
 
 @pytest.mark.parametrize('stype', ['csr', 'row_sparse'])
-def test_sparse_storage_is_refused_clearly(stype):
-    with pytest.raises(mx.MXNetError, match=stype):
-        tu.rand_ndarray((3, 4), stype, density=0.5)
+def test_rand_ndarray_sparse(stype):
+    arr = tu.rand_ndarray((30, 40), stype, density=0.25, dtype=np.float64)
+    assert arr.stype == stype and arr.shape == (30, 40) and arr.dtype == np.float64
+    dense = arr.asnumpy()
+    assert 0 < np.count_nonzero(dense) < dense.size
+    arr.check_format()
+    assert tu.rand_ndarray((3, 4), stype, density=0).asnumpy().sum() == 0
+
+
+def test_rand_sparse_ndarray_parts_and_options():
+    rsp, (values, rows) = tu.rand_sparse_ndarray((6, 2), 'row_sparse', rsp_indices=np.array([1, 4]),
+                                                 data_init=3.0)
+    np.testing.assert_array_equal(rsp.indices.asnumpy(), [1, 4])
+    np.testing.assert_array_equal(values, np.full((2, 2), 3.0))
+    csr, (indptr, indices, data) = tu.rand_sparse_ndarray((4, 5), 'csr', density=0.5)
+    np.testing.assert_array_equal(indptr.asnumpy(), csr.indptr.asnumpy())
+    # powerlaw rows double their stored values (MXNet's generator)
+    power, _ = tu.rand_sparse_ndarray((32, 1000), 'csr', density=0.1, distribution='powerlaw')
+    counts = np.diff(power.indptr.asnumpy())
+    assert counts[1] == 2 * counts[0] and counts[2] == 2 * counts[1]
+    shuffled = tu.create_sparse_array((8, 30), 'csr', density=0.9, shuffle_csr_indices=True)
+    with pytest.raises(mx.MXNetError, match='ascending'):
+        shuffled.check_format()
+    zd = tu.create_sparse_array_zd((5, 3), 'row_sparse', density=0.9, rsp_indices=[3, 0])
+    np.testing.assert_array_equal(zd.indices.asnumpy(), [0, 3])
 
 
 def test_default_context_follows_set_default_context():

@@ -1,0 +1,71 @@
+"""numba kernels for sparse products and row gathers/scatters that scipy has no fused
+form of: a product written straight into a preallocated output (or added to it), the
+transposed product restricted to the rows it touches (a row_sparse result), and the
+segment sums of embedding gradients.
+
+The row-parallel product splits the rows over numba's threads: each output row is
+written by one thread, so no two threads touch the same memory.
+"""
+import numpy as np
+from numba import njit, prange
+
+_jit = dict(cache=True, nogil=True, error_model='numpy')
+
+
+@njit(parallel=True, **_jit)
+def csr_dot_dense(indptr, indices, data, rhs, out, accumulate):
+    """``out (+)= csr @ rhs``; rows of ``out`` in parallel."""
+    rows = out.shape[0]
+    width = out.shape[1]
+    for i in prange(rows):
+        if not accumulate:
+            for k in range(width):
+                out[i, k] = 0
+        for jj in range(indptr[i], indptr[i + 1]):
+            j = indices[jj]
+            v = data[jj]
+            for k in range(width):
+                out[i, k] += v * rhs[j, k]
+
+
+@njit(**_jit)
+def csr_t_dot_dense_rows(indptr, indices, data, rhs, position, out):
+    """``out[position[j]] += csr[i, j] * rhs[i]`` for every stored (i, j): the rows of
+    ``csr.T @ rhs`` that can be nonzero, compacted by ``position`` (zeroed first)."""
+    width = out.shape[1]
+    for r in range(out.shape[0]):
+        for k in range(width):
+            out[r, k] = 0
+    for i in range(len(indptr) - 1):
+        for jj in range(indptr[i], indptr[i + 1]):
+            p = position[jj]
+            v = data[jj]
+            for k in range(width):
+                out[p, k] += v * rhs[i, k]
+
+
+@njit(**_jit)
+def segment_rows(ids, grads, rows, out):
+    """``out[r] = sum of grads[n] where ids[n] == rows[r]`` (``rows`` sorted unique)."""
+    width = out.shape[1]
+    for r in range(out.shape[0]):
+        for k in range(width):
+            out[r, k] = 0
+    for n in range(len(ids)):
+        lo = 0
+        hi = len(rows)
+        target = ids[n]
+        while lo < hi:          # binary search: rows is sorted
+            mid = (lo + hi) // 2
+            if rows[mid] < target:
+                lo = mid + 1
+            else:
+                hi = mid
+        for k in range(width):
+            out[lo, k] += grads[n, k]
+
+
+def unique_positions(indices):
+    """(sorted unique values of ``indices``, position of each entry among them)."""
+    rows, position = np.unique(indices, return_inverse=True)
+    return rows.astype(np.int64), position.reshape(-1)
