@@ -186,6 +186,16 @@ class BaseSparseNDArray(NDArray):
         return STORAGE_AUX_TYPES[self._stype][i].type
 
     @property
+    def data(self):
+        """A copy of the stored values (csr) or rows (row_sparse)."""
+        return NDArray(np.array(self._data.data, copy=True), self._ctx)
+
+    @property
+    def indices(self):
+        """A copy of the column (csr) or row (row_sparse) indices, int64."""
+        return NDArray(self._data.indices.astype(np.int64), self._ctx)
+
+    @property
     def handle(self):
         """The storage (a scipy csr_matrix or a RowSparseStorage)."""
         return self._data
@@ -283,17 +293,6 @@ class BaseSparseNDArray(NDArray):
 
     def _copy_storage(self):
         raise NotImplementedError
-
-    def as_in_context(self, context):
-        """This array on ``context``: itself if already there, else a copy."""
-        if self._ctx == context:
-            return self
-        return self.copyto(context)
-
-    def tostype(self, stype):
-        """A copy with storage type ``stype`` ('default' or this array's own)."""
-        from .sparse_cast import cast_storage_array
-        return cast_storage_array(self, stype)
 
     def detach(self):
         """A new array sharing this storage, cut out of the autograd graph."""
@@ -409,16 +408,6 @@ class CSRNDArray(BaseSparseNDArray):
     _stype = 'csr'
 
     @property
-    def data(self):
-        """A copy of the stored values."""
-        return NDArray(np.array(self._data.data, copy=True), self._ctx)
-
-    @property
-    def indices(self):
-        """A copy of the column indices."""
-        return NDArray(self._data.indices.astype(np.int64), self._ctx)
-
-    @property
     def indptr(self):
         """A copy of the row pointers."""
         return NDArray(self._data.indptr.astype(np.int64), self._ctx)
@@ -464,16 +453,6 @@ class RowSparseNDArray(BaseSparseNDArray):
     """
     __slots__ = ()
     _stype = 'row_sparse'
-
-    @property
-    def data(self):
-        """A copy of the stored rows."""
-        return NDArray(np.array(self._data.data, copy=True), self._ctx)
-
-    @property
-    def indices(self):
-        """A copy of the row indices."""
-        return NDArray(self._data.indices.astype(np.int64), self._ctx)
 
     def _copy_storage(self):
         s = self._data
