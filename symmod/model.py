@@ -148,7 +148,8 @@ def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_o
     """Register every parameter with the store (and copy it to all devices)."""
     for idx, param_on_devs in enumerate(param_arrays):
         name = param_names[idx]
-        if not update_on_kvstore:
+        # row_sparse weights stay in the store; prepare() pulls the rows a batch needs
+        if not update_on_kvstore or arg_params[name].stype != 'default':
             kvstore.init(name, arg_params[name])
         else:
             kvstore.broadcast(name, arg_params[name], out=param_on_devs)
@@ -170,10 +171,17 @@ def _pushpull_all(kvstore, keys, values, outs=None):
 
 
 def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
-    """Push gradients into the store (which runs the optimizer) and pull the weights."""
+    """Push gradients into the store (which runs the optimizer) and pull the weights.
+
+    Sparse gradients or weights are pushed, then pulled (a pull leaves row_sparse
+    weights alone: ``Module.prepare`` pulls the rows the next batch needs)."""
     names, grads, args = [], [], []
     for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
         if grad_list[0] is None:
+            continue
+        if grad_list[0].stype != 'default' or arg_list[0].stype != 'default':
+            kvstore.push(param_names[index], grad_list, priority=-index)
+            kvstore.pull(param_names[index], out=arg_list, priority=-index)
             continue
         names.append(param_names[index])
         grads.append(grad_list)
@@ -188,7 +196,13 @@ def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
     updates = [[] for _ in range(num_device)]
     if kvstore:
         valid = [i for i, grad_list in enumerate(grad_arrays) if grad_list[0] is not None]
-        _pushpull_all(kvstore, [param_names[i] for i in valid], [grad_arrays[i] for i in valid])
+        dense = [i for i in valid if grad_arrays[i][0].stype == 'default'
+                 and param_arrays[i][0].stype == 'default']
+        for i in valid:
+            if i not in dense:      # MXNet's push then pull (which skips sparse arrays)
+                kvstore.push(param_names[i], grad_arrays[i], priority=-i)
+                kvstore.pull(param_names[i], out=grad_arrays[i], priority=-i)
+        _pushpull_all(kvstore, [param_names[i] for i in dense], [grad_arrays[i] for i in dense])
     for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
         if grad_list[0] is None:
             continue

@@ -6,6 +6,7 @@ import numpy as np
 from ..base import MXNetError
 from ..ndarray import NDArray, array
 from ..ndarray import device
+from ..ndarray.sparse import array as sparse_array
 from .desc import DataBatch, DataDesc
 from .iterators import DataIter
 
@@ -158,6 +159,10 @@ class NDArrayIter(DataIter):
         self.data = _init_data(data, allow_empty=False, default_name=data_name)
         self.label = _init_data(label, allow_empty=True, default_name=label_name)
         self._check_lengths()
+        if any(arr.stype == 'csr' for _, arr in self.data + self.label) and \
+                last_batch_handle != 'discard':
+            raise NotImplementedError('`NDArrayIter` only supports ``CSRNDArray`` with '
+                                      '`last_batch_handle` set to `discard`.')
 
         self.idx = np.arange(self.data[0][1].shape[self._axis])
         self.shuffle = shuffle
@@ -248,7 +253,8 @@ class NDArrayIter(DataIter):
         if end is None:
             end = self.num_data
         key = _along(self._axis, start, end)
-        return [NDArray(arr.handle[key], arr.context) for _, arr in sources]
+        return [arr[start:end] if arr.stype == 'csr' else NDArray(arr.handle[key], arr.context)
+                for _, arr in sources]
 
     def _join(self, parts_per_source):
         """Concatenate, per source, a list of NDArrays along the batch axis."""
@@ -312,5 +318,7 @@ class NDArrayIter(DataIter):
         self.label = self._take(self.label)
 
     def _take(self, sources):
-        return [(name, _wrap(np.take(np.asarray(arr), self.idx, axis=self._axis), arr.context))
+        return [(name, sparse_array(arr.asscipy()[self.idx], arr.context)) if arr.stype == 'csr'
+                else (name, _wrap(np.take(np.asarray(arr), self.idx, axis=self._axis),
+                                  arr.context))
                 for name, arr in sources]

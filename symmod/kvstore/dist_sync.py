@@ -40,6 +40,7 @@ from .base import group_pairs
 from .compression import packed_nbytes
 from .dist_base import DistStore
 from .fusion import Fusion
+from .sparse import sum_row_sparse, allreduce_row_sparse, broadcast_row_sparse
 
 __all__ = ['DistSyncKVStore', 'SYNC_TYPES']
 
@@ -83,6 +84,14 @@ class DistSyncKVStore(DistStore):
         pairs = self._parse(key, value, 'value')
         keys = self._new_keys(pairs, self._store)
         stored = [self._new_stored(v) for _, v in pairs]
+        sparse = [(k, s) for k, s in zip(keys, stored) if s.stype != 'default']
+        if sparse:
+            broadcast_row_sparse(self._fusion, [k for k, _ in sparse], [s for _, s in sparse])
+            dense = [(k, s) for k, s in zip(keys, stored) if s.stype == 'default']
+            for k, s in sparse:
+                self._order[k] = len(self._order) if isinstance(k, str) else k
+                self._store[k] = s
+            keys, stored = [k for k, _ in dense], [s for _, s in dense]
         on_gpu = [_device.is_gpu(s.context) for s in stored]
         hosts = [s.asnumpy() if gpu else s._data for s, gpu in zip(stored, on_gpu)]
         self._fusion.broadcast(keys, hosts)
@@ -111,7 +120,13 @@ class DistSyncKVStore(DistStore):
     def _push(self, groups, in_place):
         """One round for ``groups`` [(key, values)]. With ``in_place``, a key pushed from
         one device is summed inside that device's array (MXNet's dist workers overwrite
-        it too); returns {key: that array's host buffer}."""
+        it too); returns {key: that array's host buffer}. row_sparse values go their own
+        way (gathered rows, never in place)."""
+        sparse = [(k, vals) for k, vals in groups if any(v.stype != 'default' for v in vals)]
+        if sparse:
+            self._push_row_sparse(sparse)
+            groups = [(k, vals) for k, vals in groups
+                      if not any(v.stype != 'default' for v in vals)]
         if not groups:
             return {}
         keys = [k for k, _ in groups]
@@ -145,6 +160,20 @@ class DistSyncKVStore(DistStore):
             for k, g, s in zip(keys, grads, stored):
                 self._updater(k, g, s)
         return {}
+
+    def _push_row_sparse(self, groups):
+        """row_sparse pushes: each worker's sum over its devices, gathered from every worker
+        and added in rank order (the union of their rows), then updated or stored."""
+        keys = [k for k, _ in groups]
+        stored = [self._stored(k) for k in keys]
+        mine = [sum_row_sparse(k, vals, s.shape) for (k, vals), s in zip(groups, stored)]
+        for k, total, s in zip(keys, allreduce_row_sparse(self._fusion, keys, mine), stored):
+            if self._updater is not None:
+                self._updater(k, total, s)
+            elif total.stype == s.stype:
+                s._set_storage(total._data)
+            else:
+                total.copyto(s)
 
     def _worker_sum(self, key, values, stored):
         """This worker's sum of ``values`` as a host array (the value itself for one)."""

@@ -20,6 +20,7 @@ from ..ndarray import device as _device
 from .. import optimizer as opt
 from .base import KVStoreBase, key_value_pairs, group_pairs
 from .compression import GradientCompression, parse_params
+from .sparse import sum_row_sparse, pull_rows, row_sparse_targets, warn_sparse_pull
 
 __all__ = ['KVStore']
 
@@ -158,12 +159,26 @@ class KVStore(KVStoreBase):
         pairs = self._parse(key, value, 'value')
         for k, values in group_pairs(pairs, self._sort_key):
             stored = self._stored(k)
+            if any(v.stype != 'default' for v in values):
+                self._push_sparse(k, values, stored)
+                continue
             merged = self._reduce(k, values, stored)
             if self._updater is not None:
                 self._updater(k, NDArray(_device.to_context(merged, stored.context),
                                          stored.context), stored)
             else:
                 _device.copy_into(stored._data, merged)
+
+    def _push_sparse(self, key, values, stored):
+        """Push of row_sparse values: summed as row_sparse (the union of their rows),
+        then given to the updater (lazy updates) or stored."""
+        merged = sum_row_sparse(key, values, stored.shape)
+        if self._updater is not None:
+            self._updater(key, merged, stored)
+        elif merged.stype == stored.stype:
+            stored._set_storage(merged._data)
+        else:
+            merged.copyto(stored)
 
     def _reduce(self, key, values, stored):
         """Sum the pushed values of one key on the host (with compression when set)."""
@@ -191,7 +206,8 @@ class KVStore(KVStoreBase):
         priority : int, optional
             Scheduling hint; accepted for compatibility.
         ignore_sparse : bool, default True
-            Accepted for compatibility (symmod arrays are dense).
+            Leave sparse destinations alone (as MXNet does: use ``row_sparse_pull``);
+            False copies the stored value into them.
         """
         assert out is not None
         pairs = self._parse(key, out, 'out')
@@ -201,6 +217,12 @@ class KVStore(KVStoreBase):
                 if dst.shape != stored.shape:
                     raise MXNetError('pull of key %r: output has shape %s, the stored value '
                                      'has shape %s' % (k, dst.shape, stored.shape))
+                if dst.stype != 'default' or stored.stype != 'default':
+                    if ignore_sparse and dst.stype != 'default':
+                        warn_sparse_pull(self, k)
+                        continue
+                    stored.copyto(dst)
+                    continue
                 _device.copy_into(dst._data, stored._data)
 
     def pushpull(self, key, value, out=None, priority=0):
@@ -248,15 +270,33 @@ class KVStore(KVStoreBase):
         self.pull(key, out, priority)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        """Not available: symmod arrays are dense (no row_sparse storage).
+        """Pull only the given rows of row_sparse values into row_sparse ``out`` arrays.
 
-        Raises
-        ------
-        MXNetError
-            Always; use :meth:`pull` for dense arrays.
+        Parameters
+        ----------
+        key : str, int, or list of str or int
+            The keys; their stored values must be row_sparse.
+        out : RowSparseNDArray, or (nested) list of them
+            Destinations; each receives the stored rows at its ``row_ids``.
+        priority : int, optional
+            Scheduling hint; accepted for compatibility.
+        row_ids : NDArray or list of NDArray
+            Row indices per destination (need not be unique or sorted); a single one
+            serves every destination.
+
+        Examples
+        --------
+        >>> kv.init('emb', mx.nd.ones((4, 2)).tostype('row_sparse'))
+        >>> out = mx.nd.sparse.zeros('row_sparse', (4, 2))
+        >>> kv.row_sparse_pull('emb', out=out, row_ids=mx.nd.array([3, 1]))
+        >>> out.indices.asnumpy()
+        array([1, 3])
         """
-        raise MXNetError('row_sparse_pull needs row_sparse arrays; symmod supports only '
-                         'dense (default) storage, use pull() instead')
+        triples, copies = row_sparse_targets(self, key, out, row_ids)
+        for k, dst, rows in triples:
+            pull_rows(k, self._stored(k), dst, rows)
+        for src, dst in copies:
+            src.copyto(dst)
 
     # ---- optimizer -------------------------------------------------------------------
     def set_optimizer(self, optimizer):

@@ -14,7 +14,7 @@ from ..formats.checkpoint import check_states
 from ..model import (_create_kvstore, _initialize_kvstore, _update_params,
                      _update_params_on_kvstore, load_checkpoint, _load_params_for_states,
                      _save_params_and_states)
-from ..ndarray import zeros
+from ..ndarray import zeros, arange as nd_arange
 from ..formats.atomic import atomic_write
 from ..optimizer.updater import load_states_file
 from .base_module import BaseModule, _check_input_names, _parse_data_desc
@@ -255,6 +255,12 @@ class Module(BaseModule):
 
     def _sync_params_from_devices(self):
         self._exec_group.get_params(self._arg_params, self._aux_params)
+        if self._kvstore and self._update_on_kvstore:
+            # row_sparse weights live in the store: pull all their rows
+            for name, value in sorted(self._arg_params.items()):
+                if value.stype == 'row_sparse':
+                    rows = nd_arange(0, value.shape[0], dtype='int64')
+                    self._kvstore.row_sparse_pull(name, value, row_ids=rows)
         self._params_dirty = False
 
     # ---- binding --------------------------------------------------------------------
@@ -306,7 +312,8 @@ class Module(BaseModule):
             self._exec_group.set_params(self._arg_params, self._aux_params)
         else:
             assert self._arg_params is None and self._aux_params is None
-            self._arg_params = {name: zeros(arrs[0].shape, dtype=arrs[0].dtype)
+            self._arg_params = {name: zeros(arrs[0].shape, dtype=arrs[0].dtype,
+                                            stype=arrs[0].stype)
                                 for name, arrs in zip(self._param_names,
                                                       self._exec_group.param_arrays)}
             self._aux_params = {name: zeros(arrs[0].shape, dtype=arrs[0].dtype)
@@ -501,8 +508,28 @@ class Module(BaseModule):
         self._exec_group.install_monitor(mon)
 
     def prepare(self, data_batch, sparse_row_id_fn=None):
-        """Prepare for a batch (sparse parameters are not supported, so nothing to pull)."""
+        """Prepare for a batch: pull the rows of row_sparse parameters it needs.
+
+        With the optimizer in a KVStore, row_sparse weights are updated there and not
+        copied back by ``update()``; ``sparse_row_id_fn(data_batch)`` returns
+        ``{param_name: row_ids}``, and those rows are pulled into the devices' arrays.
+        """
         self._require('binded')
-        if sparse_row_id_fn is not None:
+        if sparse_row_id_fn is None:
+            return
+        if not self._kvstore or not self._update_on_kvstore:
             warnings.warn(UserWarning('Parameters are not updated in the KVStore. No need to '
                                       'call sparse_row_id_fn.'))
+            return
+        row_ids = sparse_row_id_fn(data_batch)
+        assert isinstance(row_ids, dict), 'Expected dict output from sparse_row_id_fn'
+        for param_name, row_id in row_ids.items():
+            param_idx = self._exec_group.param_names.index(param_name)
+            param_val = self._exec_group.param_arrays[param_idx]
+            assert isinstance(param_val, (tuple, list))
+            if param_val[0].stype != 'row_sparse':
+                warnings.warn(UserWarning("%s.stype is not 'row_sparse'. No need to perform "
+                                          'row_sparse_pull.' % param_name))
+            else:
+                self._kvstore.row_sparse_pull(param_name, param_val, row_ids=row_id,
+                                              priority=-param_idx)

@@ -61,7 +61,8 @@ def invoke(op, inputs, out=None):
     """
     signature = None
     # value-sized outputs (boolean_mask's output_shapes) are worked out on every call
-    if out is None and inputs and not op.stateful and not hasattr(op, 'output_shapes'):
+    if out is None and inputs and not op.stateful and not op.makes_sparse \
+            and not hasattr(op, 'output_shapes'):
         signature = _signature(inputs)
         plans = op.__dict__.get('_invoke_plans')
         plan = None if plans is None or signature is None else plans.get(signature)
@@ -108,7 +109,7 @@ def _invoke_checked(op, inputs, out):
     on_host = all(isinstance(x._data, np.ndarray)
                   for x in list(inputs) + [o for o in outs if o is not None])
     if (not on_host and involves_sparse(list(inputs) + outs)) or op.makes_sparse:
-        return invoke_sparse(op, inputs, outs, invoke)
+        return invoke_sparse(op, inputs, outs, invoke), None
     host = [x._data if on_host else x._host() for x in inputs]
     in_data, aux = host[:n_args], host[n_args:]
     if op.stateful:

@@ -1,7 +1,11 @@
 """AdaGrad and AdaDelta (both written as NDArray code in MXNet)."""
+import numpy
+
+from ..base import MXNetError
 from ..ndarray import zeros
 from .fused import FusedOptimizer, state_arrays
-from .kernels import dispatch
+from .kernels import dispatch, sparse_rows
+from .sparse import rows_view, row_sparse_parts, dense_fallback
 from .optimizer import register
 
 __all__ = ['AdaGrad', 'AdaDelta']
@@ -27,13 +31,27 @@ class AdaGrad(FusedOptimizer):
         super().__init__(**kwargs)
         self.float_stable_eps = eps
 
-    def create_state(self, index, weight):
-        return zeros(weight.shape, weight.context)   # history; float32, as in MXNet
-
     def _launch(self, weights, grads, states, hp, dtype, cache):
         dispatch.run('adagrad', [weights, grads, state_arrays(states)], hp,
                      (self.float_stable_eps, self.rescale_grad, self._clip_arg(truthy=False)),
                      dtype, cache)
+
+    def create_state(self, index, weight):
+        return zeros(weight.shape, weight.context, stype=weight.stype)  # float32, as MXNet
+
+    def _row_sparse_step(self, weight, grad, state, hp):
+        """MXNet's sparse adagrad_update: the gradient's rows only, no weight decay."""
+        if hp[1] != 0:
+            raise MXNetError('sparse adagrad_update does not support wd.')
+        w = rows_view(weight)
+        if w.dtype != numpy.float32:
+            return dense_fallback(self, weight, grad, state, hp)
+        history = rows_view(state, 'state')
+        rows, g = row_sparse_parts(grad, w.dtype)
+        lr, eps, rescale, clip = self._sparse_scalars(
+            w.dtype, hp[0], self.float_stable_eps, self.rescale_grad, self._clip_arg())
+        sparse_rows.adagrad_rows(w, history, rows, g, lr, eps, rescale, clip)
+        return None
 
 
 @register

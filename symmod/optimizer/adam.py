@@ -1,9 +1,12 @@
 """The Adam family: Adam, AdamW (decoupled weight decay), Adamax and Nadam."""
 import math
 
+import numpy
+
 from ..ndarray import zeros
 from .fused import FusedOptimizer, state_arrays
-from .kernels import dispatch
+from .kernels import dispatch, sparse_rows
+from .sparse import rows_view, row_sparse_parts, position_of, dense_fallback
 from .optimizer import aggregation_size, register
 
 __all__ = ['Adam', 'AdamW', 'Adamax', 'Nadam']
@@ -47,7 +50,8 @@ class Adam(MomentsOptimizer):
     epsilon : float, optional
         Added to the denominator.
     lazy_update : bool, optional
-        Accepted for MXNet compatibility (only dense arrays exist in symmod).
+        With a row_sparse gradient, update only its rows (mean, variance and weight);
+        False updates every row, a missing row having gradient zero.
     """
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
@@ -68,6 +72,26 @@ class Adam(MomentsOptimizer):
         dispatch.run('adam', [weights, grads, *self._moments(states)], hp,
                      (self.beta1, self.beta2, self.epsilon, self.rescale_grad,
                       self._clip_arg()), dtype, cache)
+
+    def create_state(self, index, weight):
+        stype = weight.stype if self.lazy_update else 'default'
+        return (zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype),
+                zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype))
+
+    def _row_sparse_step(self, weight, grad, state, hp):
+        """adam_update with a row_sparse gradient: lazy, or standard on every row."""
+        if weight.dtype not in (numpy.float32, numpy.float64):
+            return dense_fallback(self, weight, grad, state, hp)
+        w = rows_view(weight)
+        mean, var = rows_view(state[0], 'state'), rows_view(state[1], 'state')
+        rows, g = row_sparse_parts(grad, w.dtype)
+        scalars = self._sparse_scalars(w.dtype, self.beta1, self.beta2, hp[0], hp[1],
+                                       self.epsilon, self.rescale_grad, self._clip_arg())
+        if self.lazy_update:
+            sparse_rows.adam_rows(w, mean, var, rows, g, *scalars)
+        else:
+            sparse_rows.adam_all(w, mean, var, position_of(rows, w.shape[0]), g, *scalars)
+        return None
 
 
 @register

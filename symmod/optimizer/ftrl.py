@@ -1,7 +1,10 @@
 """Follow-the-regularized-leader optimizers: Ftrl and FTML."""
+import numpy
+
 from ..ndarray import zeros
 from .fused import FusedOptimizer, one_minus_pow, state_arrays
-from .kernels import dispatch
+from .kernels import dispatch, sparse_rows
+from .sparse import rows_view, row_sparse_parts, dense_fallback
 from .optimizer import register
 
 __all__ = ['Ftrl', 'FTML']
@@ -35,13 +38,27 @@ class Ftrl(FusedOptimizer):
         self.lr = learning_rate
 
     def create_state(self, index, weight):
-        return (zeros(weight.shape, weight.context),   # z
-                zeros(weight.shape, weight.context))   # n
+        return (zeros(weight.shape, weight.context, stype=weight.stype),   # z
+                zeros(weight.shape, weight.context, stype=weight.stype))   # n
 
     def _launch(self, weights, grads, states, hp, dtype, cache):
         dispatch.run('ftrl', [weights, grads, state_arrays(states, 0), state_arrays(states, 1)],
                      hp, (self.lamda1, self.beta, self.rescale_grad, self._clip_arg()),
                      dtype, cache)
+
+    def _row_sparse_step(self, weight, grad, state, hp):
+        """ftrl_update with a row_sparse gradient: the gradient's rows only when the weight
+        (and so its states) are row_sparse too; a dense weight is updated densely, every
+        row, as MXNet's storage fallback does."""
+        if weight.stype != 'row_sparse' or weight.dtype not in (numpy.float32, numpy.float64):
+            return dense_fallback(self, weight, grad, state, hp)
+        w = rows_view(weight)
+        z, n = rows_view(state[0], 'state'), rows_view(state[1], 'state')
+        rows, g = row_sparse_parts(grad, w.dtype)
+        scalars = self._sparse_scalars(w.dtype, self.lamda1, self.beta, hp[0], hp[1],
+                                       self.rescale_grad, self._clip_arg())
+        sparse_rows.ftrl_rows(w, z, n, rows, g, *scalars)
+        return None
 
 
 @register

@@ -18,6 +18,7 @@ from ..base import MXNetError
 from ..ndarray import device as _device
 from .kernels import dispatch
 from .optimizer import Optimizer
+from .sparse import has_sparse, sparse_update
 
 __all__ = ['FusedOptimizer']
 
@@ -78,6 +79,10 @@ class FusedOptimizer(Optimizer):
     def _fused_update(self, indices, weights, grads, states, allow_mp=True, cache=False):
         """Update all ``weights``: hyper-parameters first, then a kernel per dtype/device."""
         rows = self._hyper_params(indices, weights)
+        if has_sparse(weights, grads):
+            # MXNet updates one weight at a time when a chunk holds sparse arrays
+            sparse_update(self, weights, grads, states, rows)
+            return
         check_mp = allow_mp and self.multi_precision
         if not check_mp and len({(w._data.dtype, w._ctx.device_typeid) for w in weights}) < 2:
             groups = {(weights[0]._data.dtype if weights else None, False, 0): None}
@@ -102,6 +107,19 @@ class FusedOptimizer(Optimizer):
             else:
                 self._launch([w._data for w in ws], [g._data for g in gs], ss, hp,
                              dispatch.compute_dtype(dtype), cache)
+
+    def _dense_single_update(self, weight, grad, state, hp):
+        """One weight's dense update (MXNet's per-weight operator, outside aggregation)."""
+        if self.multi_precision and self._uses_master_copy(weight, state):
+            self._launch_multi_precision([weight], [grad], [state], [hp], False)
+        else:
+            self._launch([weight._data], [grad._data], [state], [hp],
+                         dispatch.compute_dtype(weight._data.dtype), False)
+
+    def _sparse_scalars(self, dtype, *values):
+        """Hyper-parameters as MXNet's sparse kernels see them: parsed as C floats, then
+        cast to the weight's type."""
+        return tuple(dtype.type(numpy.float32(v)) for v in values)
 
     def _launch_multi_precision(self, weights, grads, states, hp, cache):
         """Generic master-copy update: float32 gradient copies, then round the weights."""

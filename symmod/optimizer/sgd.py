@@ -16,7 +16,8 @@ import numpy
 
 from ..ndarray import zeros
 from .fused import FusedOptimizer, state_arrays
-from .kernels import dispatch
+from .kernels import dispatch, sparse_rows
+from .sparse import rows_view, row_sparse_parts, position_of, dense_fallback
 from .optimizer import aggregation_size, register
 
 __all__ = ['SGD', 'ccSGD', 'NAG']
@@ -104,8 +105,8 @@ class SGD(MomentumSGDBase):
     momentum : float, optional, default 0.0
         The momentum value; 0 keeps no state.
     lazy_update : bool, optional, default True
-        Accepted for MXNet compatibility (lazy updates apply to sparse gradients, which
-        symmod does not have).
+        With a row_sparse gradient, update only the rows it holds (weight decay included);
+        False applies the standard update to every row.
     multi_precision : bool, optional
         Update a float32 master copy of float16 weights.
 
@@ -142,6 +143,46 @@ class SGD(MomentumSGDBase):
         moms = self._moms(states, masters) if self.momentum > 0 else None
         sgd_kernel(weights, grads, moms, masters, hp, self.momentum, self.rescale_grad,
                    self._clip_arg(), dtype, cache)
+
+    def _dense_single_update(self, weight, grad, state, hp):
+        # beside sparse arrays MXNet runs sgd_update / sgd_mom_update, not the multi_ form
+        if self.multi_precision and self._uses_master_copy(weight, state):
+            self._launch_multi_precision([weight], [grad], [state], [hp], False)
+            return
+        moms = [state._data] if self.momentum > 0 and state is not None else None
+        sgd_kernel([weight._data], [grad._data], moms, None, [hp], self.momentum,
+                   self.rescale_grad, self._clip_arg(), dispatch.compute_dtype(weight.dtype),
+                   multi_form=False)
+
+    def _row_sparse_step(self, weight, grad, state, hp):
+        """sgd_update / sgd_mom_update with a row_sparse gradient (lazy or standard)."""
+        if weight.dtype not in (numpy.float32, numpy.float64) or \
+                (self.multi_precision and self._uses_master_copy(weight, state)):
+            return dense_fallback(self, weight, grad, state, hp)
+        w = rows_view(weight)
+        rows, g = row_sparse_parts(grad, w.dtype)
+        lr, wd, rescale, clip, momentum = self._sparse_scalars(
+            w.dtype, hp[0], hp[1], self.rescale_grad, self._clip_arg(), self.momentum)
+        if state is not None:
+            mom = rows_view(state, 'state')
+            if self.lazy_update:
+                sparse_rows.sgd_mom_rows(w, mom, rows, g, momentum, lr, wd, rescale, clip)
+            else:
+                sparse_rows.sgd_mom_all(w, mom, position_of(rows, w.shape[0]), g, momentum,
+                                        lr, wd, rescale, clip)
+            return None
+        if not self.lazy_update:
+            decay = numpy.float32(1) - numpy.float32(hp[0]) * numpy.float32(hp[1])
+            sparse_rows.scale_all(w, w.dtype.type(decay))
+            wd = w.dtype.type(0)
+        sparse_rows.sgd_rows(w, rows, g, lr, wd, rescale, clip)
+        return None
+
+    def create_state(self, index, weight):
+        if self.momentum != 0.0:
+            stype = weight.stype if self.lazy_update else 'default'
+            return zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
+        return None
 
 
 @register

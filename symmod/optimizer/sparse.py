@@ -1,0 +1,104 @@
+"""Optimizer updates with row_sparse gradients (and row_sparse weights or states).
+
+MXNet's SGD, Adam, AdaGrad, FTRL and GroupAdaGrad have row-sparse kernels: with
+``lazy_update`` (the default) only the rows the gradient holds are touched; SGD and Adam
+with ``lazy_update=False`` apply the standard update to every row, a missing row having
+gradient zero. Every other optimizer, as in MXNet, updates from the densified gradient.
+
+A row_sparse weight or state must hold every row (MXNet's CheckAllRowsPresent for
+weights); an empty row_sparse state, as ``create_state`` makes for a row_sparse weight,
+is filled with zero rows first (MXNet's FillDnsZerosRspImpl).
+"""
+import numpy as np
+
+from ..base import MXNetError
+from ..ndarray.ndarray import NDArray
+from ..ndarray.sparse_array import BaseSparseNDArray, RowSparseNDArray, RowSparseStorage
+
+__all__ = ['has_sparse', 'rows_view', 'row_sparse_parts', 'sparse_update', 'position_of',
+           'dense_fallback']
+
+
+def has_sparse(weights, grads):
+    """Whether any weight or gradient has sparse storage."""
+    return any(isinstance(a, BaseSparseNDArray) for a in weights) or \
+        any(isinstance(a, BaseSparseNDArray) for a in grads)
+
+
+def rows_view(array, what='weight'):
+    """A 2-D ``(rows, row_length)`` numpy view of a dense or full row_sparse NDArray that
+    writes through to its storage."""
+    if isinstance(array, RowSparseNDArray):
+        s = array._data
+        n = s.shape[0]
+        if len(s.indices) == 0:
+            s = RowSparseStorage(np.zeros(s.shape, dtype=s.dtype),
+                                 np.arange(n, dtype=np.int64), s.shape)
+            array._set_storage(s)
+        elif len(s.indices) != n or s.indices[0] != 0 or s.indices[-1] != n - 1:
+            raise MXNetError('%s: a row_sparse %s must hold all %d rows for an optimizer '
+                             'update, found %d' % (what, what, n, len(s.indices)))
+        return s.data.reshape(n, -1)
+    if isinstance(array, BaseSparseNDArray):
+        raise MXNetError('%s: csr storage cannot be updated by an optimizer' % what)
+    data = array._data
+    if not isinstance(data, np.ndarray):
+        raise MXNetError('row_sparse gradients update host (cpu) arrays only; the %s is on %s'
+                         % (what, array.context))
+    return data.reshape(data.shape[0], -1) if data.ndim else data.reshape(1, 1)
+
+
+def row_sparse_parts(grad, dtype):
+    """(row indices int64, 2-D values in ``dtype``) of a row_sparse gradient."""
+    s = grad._data
+    values = s.data.reshape(len(s.indices), -1)
+    if values.dtype != dtype:
+        values = values.astype(dtype)
+    return s.indices.astype(np.int64, copy=False), np.ascontiguousarray(values)
+
+
+def position_of(rows, count):
+    """``position[row]``: the gradient row holding ``row``, or -1."""
+    position = np.full(count, -1, dtype=np.int64)
+    position[rows] = np.arange(len(rows), dtype=np.int64)
+    return position
+
+
+def _dense_state(state):
+    """A state with row_sparse arrays replaced by dense NDArray views of their rows."""
+    if state is None:
+        return None
+    if isinstance(state, (tuple, list)):
+        return type(state)(_dense_state(s) for s in state)
+    if isinstance(state, BaseSparseNDArray):
+        return NDArray(rows_view(state, 'state').reshape(state.shape), state.context)
+    return state
+
+
+def _densified(array, what):
+    if isinstance(array, RowSparseNDArray) and what == 'weight':
+        return NDArray(rows_view(array).reshape(array.shape), array.context)
+    if isinstance(array, BaseSparseNDArray):
+        return NDArray(array._host(), array.context)
+    return array
+
+
+def dense_fallback(optimizer, weight, grad, state, hp):
+    """The optimizer's dense kernel on dense views of the weight and states and a dense
+    copy of the gradient."""
+    w = _densified(weight, 'weight')
+    g = _densified(grad, 'gradient')
+    if np.dtype(g.dtype) != np.dtype(w.dtype):
+        g = g.astype(w.dtype)
+    optimizer._dense_single_update(w, g, _dense_state(state), hp)
+
+
+def sparse_update(optimizer, weights, grads, states, rows):
+    """Update each weight: the optimizer's row-sparse step for a row_sparse gradient when
+    it has one (``_row_sparse_step``), else its dense kernel on the densified gradient."""
+    step = getattr(optimizer, '_row_sparse_step', None)
+    for weight, grad, state, hp in zip(weights, grads, states, rows):
+        if step is not None and isinstance(grad, RowSparseNDArray):
+            step(weight, grad, state, hp)
+        else:
+            dense_fallback(optimizer, weight, grad, state, hp)
