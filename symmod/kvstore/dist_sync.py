@@ -40,7 +40,8 @@ from .base import group_pairs
 from .compression import packed_nbytes
 from .dist_base import DistStore
 from .fusion import Fusion
-from .sparse import sum_row_sparse, allreduce_row_sparse, broadcast_row_sparse
+from .sparse import (sum_row_sparse, store_pushed, allreduce_row_sparse,
+                     broadcast_row_sparse)
 
 __all__ = ['DistSyncKVStore', 'SYNC_TYPES']
 
@@ -168,12 +169,7 @@ class DistSyncKVStore(DistStore):
         stored = [self._stored(k) for k in keys]
         mine = [sum_row_sparse(k, vals, s.shape) for (k, vals), s in zip(groups, stored)]
         for k, total, s in zip(keys, allreduce_row_sparse(self._fusion, keys, mine), stored):
-            if self._updater is not None:
-                self._updater(k, total, s)
-            elif total.stype == s.stype:
-                s._set_storage(total._data)
-            else:
-                total.copyto(s)
+            store_pushed(self._updater, k, total, s)
 
     def _worker_sum(self, key, values, stored):
         """This worker's sum of ``values`` as a host array (the value itself for one)."""

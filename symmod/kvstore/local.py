@@ -20,7 +20,7 @@ from ..ndarray import device as _device
 from .. import optimizer as opt
 from .base import KVStoreBase, key_value_pairs, group_pairs
 from .compression import GradientCompression, parse_params
-from .sparse import sum_row_sparse, pull_rows, row_sparse_targets, warn_sparse_pull
+from .sparse import sum_row_sparse, store_pushed, pull_rows, row_sparse_targets, warn_sparse_pull
 
 __all__ = ['KVStore']
 
@@ -172,13 +172,7 @@ class KVStore(KVStoreBase):
     def _push_sparse(self, key, values, stored):
         """Push of row_sparse values: summed as row_sparse (the union of their rows),
         then given to the updater (lazy updates) or stored."""
-        merged = sum_row_sparse(key, values, stored.shape)
-        if self._updater is not None:
-            self._updater(key, merged, stored)
-        elif merged.stype == stored.stype:
-            stored._set_storage(merged._data)
-        else:
-            merged.copyto(stored)
+        store_pushed(self._updater, key, sum_row_sparse(key, values, stored.shape), stored)
 
     def _reduce(self, key, values, stored):
         """Sum the pushed values of one key on the host (with compression when set)."""

@@ -13,7 +13,7 @@ from ..ops.sparse.base import add_storage
 from ..ops.sparse.rows import retain_rows
 from .base import key_value_pairs
 
-__all__ = ['sum_row_sparse', 'pull_rows', 'row_sparse_targets', 'warn_sparse_pull',
+__all__ = ['sum_row_sparse', 'store_pushed', 'pull_rows', 'row_sparse_targets', 'warn_sparse_pull',
            'allreduce_row_sparse', 'broadcast_row_sparse']
 
 _LOG = logging.getLogger('symmod.kvstore')
@@ -35,6 +35,16 @@ def sum_row_sparse(key, values, shape):
     for v in values:
         dense += v._host()
     return NDArray(dense, values[0].context)
+
+
+def store_pushed(updater, key, total, stored):
+    """A pushed sum: to the updater (which updates ``stored``), else it replaces it."""
+    if updater is not None:
+        updater(key, total, stored)
+    elif total.stype == stored.stype:
+        stored._set_storage(total._data)
+    else:
+        total.copyto(stored)
 
 
 def pull_rows(key, stored, dst, row_ids):

@@ -79,28 +79,37 @@ def sgd_mom_all(w, mom, position, g, momentum, lr, wd, rescale, clip):
             w[row, j] = w[row, j] + mom[row, j]
 
 
+@njit(inline='always', cache=True)
+def _adam_cell(w, mean, var, row, j, grad, beta1, beta2, lr, epsilon, clip, grouped):
+    """One Adam element update; ``grouped``: the standard kernel's (1 - beta2) * (g * g)
+    rather than the lazy kernel's (1 - beta2) * g * g."""
+    one = w.dtype.type(1)
+    if clip >= 0:
+        c = _clip(grad, clip)
+        mean[row, j] = beta1 * mean[row, j] + (one - beta1) * c
+        var[row, j] = beta2 * var[row, j] + (one - beta2) * (c * c)
+    elif grouped:
+        mean[row, j] = beta1 * mean[row, j] + (one - beta1) * grad
+        var[row, j] = beta2 * var[row, j] + (one - beta2) * (grad * grad)
+    else:
+        mean[row, j] = beta1 * mean[row, j] + (one - beta1) * grad
+        var[row, j] = beta2 * var[row, j] + (one - beta2) * grad * grad
+    w[row, j] = w[row, j] - lr * mean[row, j] / (np.sqrt(var[row, j]) + epsilon)
+
+
 @njit(**_jit)
 def adam_rows(w, mean, var, rows, g, beta1, beta2, lr, wd, epsilon, rescale, clip):
     """Lazy Adam on the gradient's rows (``lr`` already bias-corrected)."""
-    one = w.dtype.type(1)
     for r in prange(len(rows)):
         row = rows[r]
         for j in range(w.shape[1]):
             grad = g[r, j] * rescale + w[row, j] * wd
-            if clip >= 0:
-                c = _clip(grad, clip)
-                mean[row, j] = beta1 * mean[row, j] + (one - beta1) * c
-                var[row, j] = beta2 * var[row, j] + (one - beta2) * (c * c)
-            else:
-                mean[row, j] = beta1 * mean[row, j] + (one - beta1) * grad
-                var[row, j] = beta2 * var[row, j] + (one - beta2) * grad * grad
-            w[row, j] = w[row, j] - lr * mean[row, j] / (np.sqrt(var[row, j]) + epsilon)
+            _adam_cell(w, mean, var, row, j, grad, beta1, beta2, lr, epsilon, clip, False)
 
 
 @njit(**_jit)
 def adam_all(w, mean, var, position, g, beta1, beta2, lr, wd, epsilon, rescale, clip):
     """Standard Adam: every row; rows without gradient see ``wd * weight`` only."""
-    one = w.dtype.type(1)
     for row in prange(w.shape[0]):
         p = position[row]
         for j in range(w.shape[1]):
@@ -108,14 +117,7 @@ def adam_all(w, mean, var, position, g, beta1, beta2, lr, wd, epsilon, rescale, 
                 grad = g[p, j] * rescale + w[row, j] * wd
             else:
                 grad = w[row, j] * wd
-            if clip >= 0:
-                c = _clip(grad, clip)
-                mean[row, j] = beta1 * mean[row, j] + (one - beta1) * c
-                var[row, j] = beta2 * var[row, j] + (one - beta2) * (c * c)
-            else:
-                mean[row, j] = beta1 * mean[row, j] + (one - beta1) * grad
-                var[row, j] = beta2 * var[row, j] + (one - beta2) * (grad * grad)
-            w[row, j] = w[row, j] - lr * mean[row, j] / (np.sqrt(var[row, j]) + epsilon)
+            _adam_cell(w, mean, var, row, j, grad, beta1, beta2, lr, epsilon, clip, True)
 
 
 @njit(**_jit)
