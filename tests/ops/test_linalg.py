@@ -79,8 +79,13 @@ def test_dot_errors():
         mx.nd.dot(mx.nd.ones((2, 3)), mx.nd.ones((4, 5)))
     with pytest.raises(MXNetError, match='cannot transpose vectors'):
         mx.nd.dot(mx.nd.ones((3,)), mx.nd.ones((3,)), transpose_a=True)
-    with pytest.raises(MXNetError, match='forward_stype'):
-        mx.nd.dot(mx.nd.ones((2, 3)), mx.nd.ones((3, 2)), forward_stype='csr')
+
+
+def test_dot_forward_stype_on_dense_inputs():
+    # MXNet falls back to the dense kernel and returns the requested storage type
+    got = mx.nd.dot(mx.nd.ones((2, 3)), mx.nd.ones((3, 2)), forward_stype='csr')
+    assert got.stype == 'csr'
+    assert_almost_equal(got.asnumpy(), np.full((2, 2), 3.0))
 
 
 def test_dot_float16():

@@ -372,8 +372,8 @@ def test_embedding_shapes_types_and_params():
                              dtype='float64', name='e')
     arg_types, out_types, _ = sym64.infer_type(data=np.int32)
     assert arg_types == [np.int32, np.float64] and out_types == [np.float64]
-    with pytest.raises(MXNetError, match='sparse_grad'):
-        mx.sym.Embedding(mx.sym.Variable('data'), input_dim=3, output_dim=2,
-                         sparse_grad=True)
+    sparse = mx.sym.Embedding(mx.sym.Variable('data'), input_dim=3, output_dim=2,
+                              sparse_grad=True, name='e')
+    assert sparse.attr_dict()['e']['sparse_grad'] == 'True'
     with pytest.raises(MXNetError, match='weight'):
         sym.infer_shape(data=(3, 5), e_weight=(10, 5))
