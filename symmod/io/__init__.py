@@ -5,7 +5,8 @@ from .ndarray_iter import NDArrayIter
 from .native import MXDataIter
 from .mnist import MNISTIter
 from .csv import CSVIter
+from .libsvm import LibSVMIter
 from .image_record import ImageRecordIter
 
 __all__ = ['DataDesc', 'DataBatch', 'DataIter', 'ResizeIter', 'PrefetchingIter',
-           'NDArrayIter', 'MXDataIter', 'MNISTIter', 'CSVIter', 'ImageRecordIter']
+           'NDArrayIter', 'MXDataIter', 'MNISTIter', 'CSVIter', 'LibSVMIter', 'ImageRecordIter']

@@ -21,12 +21,18 @@ _LOGGER = logging.getLogger(__name__)
 __all__ = ['MXDataIter']
 
 
+def _as_ndarray(array):
+    """A batch array on the cpu: numpy arrays wrapped, NDArrays (sparse ones) as they are."""
+    return array if isinstance(array, NDArray) else NDArray(array, cpu())
+
+
 class MXDataIter(DataIter):
     """Base class of the file-reading iterators that MXNet implements in C++.
 
     Subclasses implement two methods: ``_before_first()`` (rewind) and
     ``_next_batch()``, which returns ``(data, label, pad, index)`` as numpy
-    arrays (data and label with the batch on axis 0) or None at the end.
+    arrays (data and label with the batch on axis 0; or sparse NDArrays) or None
+    at the end.
 
     Parameters
     ----------
@@ -73,8 +79,7 @@ class MXDataIter(DataIter):
             label = label.astype(self._dtype, copy=False)
         if label.ndim > 1 and label.shape[1] == 1 and label.size == label.shape[0]:
             label = label.reshape(label.shape[0])
-        ctx = cpu()
-        self._current = (NDArray(data, ctx), NDArray(label, ctx), pad,
+        self._current = (_as_ndarray(data), _as_ndarray(label), pad,
                          None if index is None else np.asarray(index, dtype=np.uint64))
         return True
 
