@@ -46,6 +46,22 @@ def test_dot_storage_types_and_values():
     _check('dot_csr_dns_as_csr', mx.nd.dot(csr, _in('rhs'), forward_stype='csr'))
 
 
+@pytest.mark.parametrize('dtype', [np.float32, np.float64, np.int64])
+def test_dot_csr_transposed_keeps_exactly_the_used_columns(dtype):
+    rng = np.random.RandomState(3)
+    dense = (rng.uniform(0, 1, (9, 40)) > 0.9) * rng.randint(1, 5, (9, 40))
+    dense[:, :5] = 0                   # columns nothing uses: absent from the result
+    rhs = rng.randint(-3, 4, (9, 6))
+    got = mx.nd.dot(mx.nd.array(dense, dtype=dtype).tostype('csr'),
+                    mx.nd.array(rhs, dtype=dtype), transpose_a=True)
+    assert got.stype == 'row_sparse' and got.dtype == dtype
+    np.testing.assert_array_equal(got.indices.asnumpy(), np.flatnonzero(dense.any(axis=0)))
+    np.testing.assert_array_equal(got.asnumpy(), dense.T @ rhs)
+    empty = mx.nd.dot(mx.nd.sparse.zeros('csr', (9, 40), dtype=dtype),
+                      mx.nd.array(rhs, dtype=dtype), transpose_a=True)
+    assert empty.indices.shape == (0,) and not empty.asnumpy().any()
+
+
 def test_dot_backward_gives_row_sparse_weight_gradient():
     x = mx.sym.var('x', stype='csr')
     exe = mx.sym.dot(x, mx.sym.var('w')).simple_bind(mx.cpu(), x=(6, 8), w=(8, 3))

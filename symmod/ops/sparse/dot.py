@@ -39,16 +39,21 @@ def csr_times(matrix, rhs, out2d, accumulate=False):
 
 def csr_t_times_rows(matrix, rhs):
     """``matrix.T @ rhs`` as row_sparse storage: only the columns ``matrix`` uses."""
-    rows, position = kernels.unique_positions(matrix.indices[:matrix.indptr[-1]])
     width = rhs.shape[1]
     dtype = np.result_type(matrix.data, rhs)
-    data = np.empty((len(rows), width), dtype=dtype)
-    if _float_kernel_ok(matrix.data, rhs, data):
-        kernels.csr_t_dot_dense_rows(matrix.indptr, matrix.indices, matrix.data,
-                                     np.ascontiguousarray(rhs), position, data)
-    else:
-        compact = make_csr(matrix.data, position, matrix.indptr, (matrix.shape[0], len(rows)))
-        data[...] = compact.T @ rhs
+    if _float_kernel_ok(matrix.data, rhs) and dtype == rhs.dtype:
+        # the columns as rows (scipy's O(nnz) transpose), then a row-parallel product
+        # over the non-empty ones: no two threads write the same output row
+        columns = matrix.tocsc()
+        rows = np.flatnonzero(np.diff(columns.indptr))
+        indptr = np.append(columns.indptr[rows], columns.indptr[-1])
+        data = np.empty((len(rows), width), dtype=dtype)
+        kernels.csr_dot_dense(indptr, columns.indices, columns.data,
+                              np.ascontiguousarray(rhs), data, False)
+        return RowSparseStorage(data, rows.astype(np.int64), (matrix.shape[1], width))
+    rows, position = kernels.unique_positions(matrix.indices[:matrix.indptr[-1]])
+    compact = make_csr(matrix.data, position, matrix.indptr, (matrix.shape[0], len(rows)))
+    data = np.asarray(compact.T @ rhs, dtype=dtype).reshape(len(rows), width)
     return RowSparseStorage(data, rows, (matrix.shape[1], width))
 
 

@@ -1,6 +1,5 @@
 """numba kernels for sparse products and row gathers/scatters that scipy has no fused
-form of: a product written straight into a preallocated output (or added to it), the
-transposed product restricted to the rows it touches (a row_sparse result), and the
+form of: a product written straight into a preallocated output (or added to it) and the
 segment sums of embedding gradients.
 
 The row-parallel product splits the rows over numba's threads: each output row is
@@ -26,22 +25,6 @@ def csr_dot_dense(indptr, indices, data, rhs, out, accumulate):
             v = data[jj]
             for k in range(width):
                 out[i, k] += v * rhs[j, k]
-
-
-@njit(**_jit)
-def csr_t_dot_dense_rows(indptr, indices, data, rhs, position, out):
-    """``out[position[j]] += csr[i, j] * rhs[i]`` for every stored (i, j): the rows of
-    ``csr.T @ rhs`` that can be nonzero, compacted by ``position`` (zeroed first)."""
-    width = out.shape[1]
-    for r in range(out.shape[0]):
-        for k in range(width):
-            out[r, k] = 0
-    for i in range(len(indptr) - 1):
-        for jj in range(indptr[i], indptr[i + 1]):
-            p = position[jj]
-            v = data[jj]
-            for k in range(width):
-                out[p, k] += v * rhs[i, k]
 
 
 @njit(**_jit)
