@@ -7,6 +7,7 @@ from .. import threads as _threads
 from ..base import MXNetError
 from ..ops.registry import Operator
 from .gradient_graphs import gradient_graph
+from .sparse_grads import looked_up_rows, store_row_sparse_grad
 from .state import set_recording, set_training
 
 __all__ = ['mark_variables', 'backward', 'grad']
@@ -383,12 +384,16 @@ def backward(heads, head_grads=None, retain_graph=False,
     targets = [v for v in variables if v.req != 'null']
     if not targets:
         raise MXNetError('There are no inputs in computation graph that require gradients.')
+    looked_up = {id(v): looked_up_rows(v, nodes) for v in targets
+                 if v.grad.stype == 'row_sparse'}
     grads = _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes)
     for var in targets:
         var.fresh = True
         value = grads.get(id(var))
         dst = var.grad
-        if var.req == 'add':
+        if dst.stype == 'row_sparse':
+            store_row_sparse_grad(var, looked_up[id(var)], value, var.req)
+        elif var.req == 'add':
             if value is not None:
                 dst[:] = dst._host() + value
         else:
