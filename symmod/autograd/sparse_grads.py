@@ -19,7 +19,7 @@ def looked_up_rows(var, nodes):
     before the backward pass frees the nodes)."""
     rows = []
     for node in nodes:
-        op = node.op
+        op = getattr(node, 'op', None)      # a hybridized graph's node has none
         if not getattr(op, 'sparse_grad', False) or len(node.in_entries) < 2:
             continue
         entry = node.in_entries[1]

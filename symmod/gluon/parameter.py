@@ -87,9 +87,10 @@ class Parameter:
             "'default', 'row_sparse', or 'csr', but got '%s'" % (name, grad_stype)
         assert stype in _STYPES, "stype for Parameter '%s' must be one of 'default', " \
             "'row_sparse', or 'csr', but got '%s'" % (name, stype)
-        if stype != 'default' or grad_stype != 'default':
+        if stype != 'default' or grad_stype == 'csr':
             raise MXNetError("Parameter '%s': sparse storage (stype=%r, grad_stype=%r) is "
-                             "not supported by symmod; use 'default'"
+                             "not supported by symmod in gluon; use stype='default' (a "
+                             "row_sparse gradient, grad_stype='row_sparse', works)"
                              % (name, stype, grad_stype))
         self._grad_stype = grad_stype
         self._stype = stype
@@ -310,8 +311,8 @@ class Parameter:
         if self.grad_req == 'null':
             self._grad = None
             return
-        self._grad = [ndarray.zeros(arr.shape, dtype=arr.dtype, ctx=arr.context)
-                      for arr in self._data]
+        self._grad = [ndarray.zeros(arr.shape, dtype=arr.dtype, ctx=arr.context,
+                                    stype=self._grad_stype) for arr in self._data]
         autograd.mark_variables(self._check_and_get(self._data, list), self._grad,
                                 self.grad_req)
 

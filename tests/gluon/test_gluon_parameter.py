@@ -175,7 +175,7 @@ def test_sparse_storage_refused():
     with pytest.raises(MXNetError, match='sparse storage'):
         gluon.Parameter('w', shape=(2,), stype='row_sparse')
     with pytest.raises(MXNetError, match='sparse storage'):
-        gluon.Parameter('w', shape=(2,), grad_stype='row_sparse')
+        gluon.Parameter('w', shape=(2,), grad_stype='csr')
     with pytest.raises(AssertionError, match='must be one of'):
         gluon.Parameter('w', shape=(2,), stype='dense')
     p = gluon.Parameter('w', shape=(2,))

@@ -93,13 +93,14 @@ def test_embedding_clips_out_of_range_indices():
                                   [0, 2, 1])
 
 
-def test_embedding_dtype_repr_and_sparse_grad_refused():
+def test_embedding_dtype_repr_and_sparse_grad():
     emb = nn.Embedding(4, 2, dtype='float64')
     emb.initialize()
     assert emb(mx.nd.array([1, 3])).dtype == np.float64
     assert repr(emb) == 'Embedding(4 -> 2, float64)'
-    with pytest.raises(MXNetError, match='sparse_grad=True'):
-        nn.Embedding(4, 2, sparse_grad=True)
+    sparse = nn.Embedding(4, 2, sparse_grad=True)
+    sparse.initialize()
+    assert sparse.weight.grad().stype == 'row_sparse'    # tests/gluon/test_sparse_trainer.py
 
 
 # ---- normalization layers --------------------------------------------------------------

@@ -270,8 +270,8 @@ class Embedding(HybridBlock):
     weight_initializer : str or Initializer, optional
         Initializer of the table (the global one when None).
     sparse_grad : bool, default False
-        MXNet's row_sparse gradient; symmod stores gradients densely, so True is
-        refused.
+        Make the weight's gradient row_sparse (the rows a batch looks up): the Trainer's
+        optimizer then updates only those rows (lazy updates).
 
     Examples
     --------
@@ -283,16 +283,13 @@ class Embedding(HybridBlock):
 
     def __init__(self, input_dim, output_dim, dtype='float32', weight_initializer=None,
                  sparse_grad=False, **kwargs):
-        if sparse_grad:
-            raise MXNetError('Embedding(sparse_grad=True) asks for a row_sparse gradient, '
-                             'which symmod does not have (gradients are dense); use '
-                             'sparse_grad=False')
         super().__init__(**kwargs)
         self._kwargs = {'input_dim': input_dim, 'output_dim': output_dim, 'dtype': dtype,
                         'sparse_grad': sparse_grad}
         self.weight = self.params.get('weight', shape=(input_dim, output_dim),
                                       init=weight_initializer, dtype=dtype,
-                                      allow_deferred_init=True)
+                                      allow_deferred_init=True,
+                                      grad_stype='row_sparse' if sparse_grad else 'default')
 
     def hybrid_forward(self, F, x, weight):
         return F.Embedding(x, weight, name='fwd', **self._kwargs)
