@@ -52,11 +52,11 @@ def model_shapes(kind):
 # ---- part 1: all-reduce ------------------------------------------------------------------
 def part_allreduce(trials):
     import symmod as mx
+    kv = mx.kv.create('dist_sync')     # first: MPI starts with symmod's settings
     from mpi4py import MPI
     comm = MPI.COMM_WORLD
     cases = [('%d KiB' % (s >> 10), [(s // 4,)]) for s in SIZES]
     cases += [('MLP grads', model_shapes('mlp')), ('LeNet grads', model_shapes('lenet'))]
-    kv = mx.kv.create('dist_sync')
     rows = []
     for index, (name, shapes) in enumerate(cases):
         keys = ['%d_%d' % (index, i) for i in range(len(shapes))]

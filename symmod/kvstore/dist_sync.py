@@ -14,10 +14,10 @@ Semantics, as in MXNet 1.9.1 (every worker makes the same calls in the same orde
 
 How: MXNet's workers push to parameter servers, which wait for the push of every
 worker, sum them, run the updater once on the sum and answer every pull with the
-result. Here each worker all-reduces its sum (MPI ``Allreduce``) and then runs the
-*same* updater on the *same* summed gradient and the *same* stored weight. The
-updater is deterministic, so every worker computes bit for bit the value the server
-would have stored, and the optimizer states (momentum, Adam's moments, update counts)
+result. Here each worker all-reduces its sum (MPI ``Allreduce``, or MPI shared
+memory on one host) and then runs the *same* updater on the *same* summed gradient
+and the *same* stored weight. The updater is deterministic, so every worker computes
+bit for bit the value the server would have stored, and the optimizer states (momentum, Adam's moments, update counts)
 are the same on every worker: there is no server round trip and no copy of the weights
 to send back. MPI's all-reduce hands every rank the same sum (each element is reduced
 once and distributed, or reduced symmetrically), and a worker's values enter the sum

@@ -9,8 +9,10 @@ one worker and no MPI at all (:class:`SingleTransport`).
 Every collective call of the workers is a *round*. A round first exchanges a 32-byte
 header with every other worker (point to point): what the round is (all-reduce,
 broadcast, barrier, exit), its number and a signature of its keys, shapes and dtypes.
-Only when all headers agree does the data move, with MPI's own collectives. The
-headers are what make failures end the job instead of hanging it:
+Only when all headers agree does the data move, with MPI's own collectives (or,
+when every worker runs on one host, through shared memory written before the header,
+see ``shared.py``: the header is then the round's only meeting). The headers are what
+make failures end the job instead of hanging it:
 
 - a worker that leaves (its script ended, even with an uneven number of batches)
   sends an *exit* header; a worker waiting in a later round receives it and aborts
@@ -34,6 +36,7 @@ import zlib
 import numpy as np
 
 from ..base import MXNetError
+from .shared import SharedSlots, add_in_rank_order, wanted as shared_memory_wanted
 
 __all__ = ['launched', 'import_mpi', 'get', 'timeout_seconds', 'SingleTransport',
            'WorkerTransport']
@@ -73,6 +76,9 @@ def import_mpi():
         # Open MPI: a rank waiting inside a collective yields its core (instead of
         # spinning on it) - on a busy machine the rank it waits for may need that core
         os.environ.setdefault('OMPI_MCA_mpi_yield_when_idle', '1')
+        # Open MPI's UCX windows print an error on hosts without UCX devices; the shared
+        # memory windows of shared.py are osc/sm's
+        os.environ.setdefault('OMPI_MCA_osc', '^ucx')
     from mpi4py import MPI
     return MPI
 
@@ -186,6 +192,7 @@ class SingleTransport:
     size = 1
     servers = ()
     mpi = None
+    shared = None
 
     def allreduce(self, buf, out, describe, sig):
         """Sum over workers: with one worker, ``out`` gets ``buf``."""
@@ -254,6 +261,13 @@ class WorkerTransport:
         self._native = {}
         self.watchdog = Watchdog()
         self._poller = Poller()
+        self.shared = None
+        if shared_memory_wanted():
+            node = self.comm.Split_type(mpi.COMM_TYPE_SHARED, key=self.rank)
+            if node.size == self.size:
+                self.shared = SharedSlots(mpi, node)
+            else:
+                node.Free()
         _install_excepthook(self)
         atexit.register(self._at_exit)
 
@@ -312,6 +326,25 @@ class WorkerTransport:
         """Sum ``buf`` over all workers into ``out`` (``out`` may be ``buf``)."""
         self._round(ALLREDUCE, sig, describe)
         self._collective(self.comm.Allreduce, buf, out)
+
+    def reduce_shared(self, sends, recvs, offsets, nbytes, describe, sig):
+        """One all-reduce round for many arrays through shared memory (see shared.py):
+        ``recvs[i]`` = the sum over workers of ``sends[i]``, which sits at byte
+        ``offsets[i]`` of a slot of ``nbytes``. Needs ``self.shared``."""
+        slots = self.shared
+        if nbytes > slots.capacity:
+            self._round(ALLREDUCE, sig, describe)   # agree before the collective allocation
+            slots.grow(nbytes)
+        parity = (self.rounds + 1) & 1
+        for send, offset in zip(sends, offsets):
+            slots.view(parity, self.rank, offset, send.dtype, send.shape)[...] = send
+        slots.sync()
+        self._round(ALLREDUCE, sig, describe)
+        slots.sync()
+        workers = range(self.size)
+        for send, recv, offset in zip(sends, recvs, offsets):
+            add_in_rank_order(
+                [slots.view(parity, r, offset, send.dtype, send.shape) for r in workers], recv)
 
     def _collective(self, call, buf, out):
         send = self.mpi.IN_PLACE if out is buf else buf
@@ -377,6 +410,8 @@ class WorkerTransport:
                            '%s in round %d; every worker must make the same KVStore calls'
                            % (self.rank, number - 1, p, _KIND_NAMES.get(peer_kind, 'a call'),
                               number))
+        if self.shared is not None:
+            self.shared.free()      # every worker is here: the collective free is safe
         if self.rank == 0:
             for hook in self._stop_hooks:
                 hook()

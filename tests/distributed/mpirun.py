@@ -2,9 +2,14 @@
 
 The job goes through ``python -m symmod.launch`` (so the launcher is what every test
 uses); each rank writes its results to ``<out>/rank<r>.npz`` and the tests compare them
-with references computed here, in the test process.
+with references computed here, in the test process. Under ``pytest -n 2`` the tests of
+one module may land on both xdist workers: :func:`run_once` runs a job once per session
+and hands the same results to both.
 """
+import fcntl
+import json
 import os
+import pathlib
 import subprocess
 import sys
 import time
@@ -54,6 +59,29 @@ def finish(started):
 def run(script, workers, out, **kwargs):
     """Run the job and wait for it."""
     return finish(start(script, workers, out, **kwargs))
+
+
+def once(tmp_path_factory, name, make):
+    """``make(out)`` once per test session: the first xdist worker that asks runs it,
+    the others wait for it (a lock file) and get what it returned (JSON)."""
+    root = tmp_path_factory.getbasetemp()
+    if 'PYTEST_XDIST_WORKER' in os.environ:
+        root = root.parent      # this session's, shared by its xdist workers
+    out = root / ('job-%s' % name)
+    with open(str(out) + '.lock', 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        record = root / ('job-%s.json' % name)
+        if not record.exists():
+            out.mkdir(exist_ok=True)
+            record.write_text(json.dumps(make(out)))
+    return json.loads(record.read_text())
+
+
+def run_once(tmp_path_factory, name, script, workers, **kwargs):
+    """:func:`run` through :func:`once`: one job per session for all xdist workers."""
+    found = once(tmp_path_factory, name,
+                 lambda out: run(script, workers, out, **kwargs)._replace(out=str(out)))
+    return Job(*found[:-1], out=pathlib.Path(found[-1]))
 
 
 def results(job, workers):

@@ -16,10 +16,10 @@ SIZE = WORKERS * STEPS
 
 @pytest.fixture(scope='module')
 def job(tmp_path_factory):
-    out = tmp_path_factory.mktemp('async')
-    hostfile = out / 'hosts'
+    hostfile = tmp_path_factory.mktemp('async') / 'hosts'
     hostfile.write_text('localhost slots=%d\n' % (WORKERS + SERVERS))    # -H, as on a cluster
-    return mpirun.run('async_pushes.py', WORKERS, out, servers=SERVERS, hostfile=hostfile)
+    return mpirun.run_once(tmp_path_factory, 'async', 'async_pushes.py', WORKERS,
+                           servers=SERVERS, hostfile=hostfile)
 
 
 @pytest.fixture(scope='module')

@@ -16,14 +16,19 @@ CASES = {
 LIMIT = 120     # only a hang takes this long; the jobs end in seconds on an idle machine
 
 
-@pytest.fixture(scope='module')
-def jobs(tmp_path_factory):
+def run_all(out):
     started = {}
     for mode, (env, _) in CASES.items():
         workers, servers = (1, 1) if mode == 'async_no_optimizer' else (2, 0)
-        started[mode] = mpirun.start('failures.py', workers, tmp_path_factory.mktemp(mode),
-                                     servers=servers, args=[mode], env=env, timeout=LIMIT)
-    return {mode: mpirun.finish(s) for mode, s in started.items()}
+        started[mode] = mpirun.start('failures.py', workers, out / mode, servers=servers,
+                                     args=[mode], env=env, timeout=LIMIT)
+    return {mode: mpirun.finish(s)._replace(out=None) for mode, s in started.items()}
+
+
+@pytest.fixture(scope='module')
+def jobs(tmp_path_factory):
+    found = mpirun.once(tmp_path_factory, 'failures', run_all)
+    return {mode: mpirun.Job(*job) for mode, job in found.items()}
 
 
 @pytest.mark.parametrize('mode', list(CASES))

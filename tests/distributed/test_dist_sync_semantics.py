@@ -9,10 +9,19 @@ import mpirun
 WORKERS = 3
 
 
-@pytest.fixture(scope='module')
-def ranks(tmp_path_factory):
-    job = mpirun.run('sync_semantics.py', WORKERS, tmp_path_factory.mktemp('sync'))
-    return mpirun.results(job, WORKERS)
+# one host: the round's sum is added up in shared memory (default) or by MPI's Allreduce
+# (what jobs over several hosts use)
+PATHS = {'shared': {}, 'mpi': {'SYMMOD_KVSTORE_SHARED_MEMORY': '0'}}
+
+
+@pytest.fixture(scope='module', params=list(PATHS))
+def ranks(request, tmp_path_factory):
+    job = mpirun.run_once(tmp_path_factory, 'sync-' + request.param, 'sync_semantics.py',
+                          WORKERS, env=PATHS[request.param])
+    found = mpirun.results(job, WORKERS)
+    for r in found:
+        assert bool(r['shared_memory']) == (request.param == 'shared')
+    return found
 
 
 def total(key, step, devices=(0, 1)):

@@ -11,7 +11,7 @@ import mpirun
 
 @pytest.fixture(scope='module')
 def ranks(tmp_path_factory):
-    job = mpirun.run('sync_training.py', 2, tmp_path_factory.mktemp('training'))
+    job = mpirun.run_once(tmp_path_factory, 'training', 'sync_training.py', 2)
     return mpirun.results(job, 2)
 
 

@@ -8,7 +8,7 @@ import pytest
 
 import symmod as mx
 from symmod.base import MXNetError
-from symmod.kvstore import mpi
+from symmod.kvstore import mpi, shared
 
 DIST_TYPES = ['dist', 'dist_sync', 'dist_device_sync', 'dist_sync_device', 'dist_async']
 
@@ -186,3 +186,28 @@ def test_servers_variable(monkeypatch):
     monkeypatch.setenv('SYMMOD_NUM_SERVERS', '-1')
     with pytest.raises(MXNetError, match='>= 0'):
         mpi.num_servers()
+
+
+@pytest.mark.parametrize('text,expected', [('', True), ('1', True), ('0', False),
+                                           ('off', False), ('maybe', None)])
+def test_shared_memory_variable(monkeypatch, text, expected):
+    monkeypatch.setenv('SYMMOD_KVSTORE_SHARED_MEMORY', text)
+    if expected is None:
+        with pytest.raises(MXNetError, match='SYMMOD_KVSTORE_SHARED_MEMORY must be 1 or 0'):
+            shared.wanted()
+    else:
+        assert shared.wanted() is expected
+
+
+def test_shared_sum_in_rank_order_and_float16_in_float32():
+    parts = [np.float32(v) * np.ones(3, np.float32) for v in (1e8, 1.0, -1e8)]
+    out = np.empty(3, np.float32)
+    shared.add_in_rank_order(parts, out)
+    np.testing.assert_array_equal(out, (parts[0] + parts[1]) + parts[2])   # 0, not 1
+    halves = [np.full(2, v, np.float16) for v in (2048, 1, 1)]
+    out16 = np.empty(2, np.float16)
+    shared.add_in_rank_order(halves, out16)
+    np.testing.assert_array_equal(out16, np.float16(2050))      # float16 steps give 2048
+    out64 = np.empty(2, np.float64)
+    shared.add_in_rank_order([np.ones(2, np.float64)], out64)
+    np.testing.assert_array_equal(out64, 1.0)

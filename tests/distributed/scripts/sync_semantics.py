@@ -12,7 +12,8 @@ from dist_cases import KEYS, value  # noqa: E402
 out_dir = sys.argv[1]
 kv = mx.kv.create('dist_sync')
 r, n = kv.rank, kv.num_workers
-saved = {'rank': np.array(kv.rank), 'num_workers': np.array(n), 'type': np.array(kv.type)}
+saved = {'rank': np.array(kv.rank), 'num_workers': np.array(n), 'type': np.array(kv.type),
+         'shared_memory': np.array(kv._transport.shared is not None)}
 ctxs = [mx.cpu(0), mx.cpu(1)]
 
 
