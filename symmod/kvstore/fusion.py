@@ -59,7 +59,8 @@ class _Plan:
                 kind, [(keys[p], arrays[p].shape, arrays[p].dtype.str) for p in message]))
         # one round for the whole call (shared memory): byte offsets in a slot
         spans = [aligned(a.nbytes) for a in arrays]
-        self.byte_offsets = [int(x) for x in np.cumsum([0] + spans[:-1])]
+        self.layout = tuple((int(offset), a.dtype, a.shape) for offset, a in
+                            zip(np.cumsum([0] + spans[:-1]), arrays))
         self.nbytes = int(sum(spans))
         self.signature = signature(
             kind, [(k, a.shape, a.dtype.str) for k, a in zip(keys, arrays)])
@@ -100,7 +101,7 @@ class Fusion:
         plan = self._plan(ALLREDUCE, keys, sends)
         transport = self.transport
         if transport.shared is not None:
-            transport.reduce_shared(sends, recvs, plan.byte_offsets, plan.nbytes,
+            transport.reduce_shared(plan.layout, sends, recvs, plan.nbytes,
                                     _describer(keys), plan.signature)
             return
         for message, offsets, size, sig in zip(plan.messages, plan.offsets, plan.sizes,

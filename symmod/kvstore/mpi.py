@@ -73,14 +73,24 @@ def import_mpi():
     if 'mpi4py.MPI' not in sys.modules:
         # only the main thread talks to MPI; 'multiple' costs time in some MPIs
         mpi4py.rc.thread_level = 'funneled'
-        # Open MPI: a rank waiting inside a collective yields its core (instead of
-        # spinning on it) - on a busy machine the rank it waits for may need that core
-        os.environ.setdefault('OMPI_MCA_mpi_yield_when_idle', '1')
+        if not _one_host_shared():
+            # Open MPI: a rank waiting inside a collective yields its core (instead of
+            # spinning on it) - on a busy machine the rank it waits for may need that
+            # core. One-host jobs wait only in Poller (a yield there would give the core
+            # away at every test of a request).
+            os.environ.setdefault('OMPI_MCA_mpi_yield_when_idle', '1')
         # Open MPI's UCX windows print an error on hosts without UCX devices; the shared
         # memory windows of shared.py are osc/sm's
         os.environ.setdefault('OMPI_MCA_osc', '^ucx')
     from mpi4py import MPI
     return MPI
+
+
+def _one_host_shared():
+    """An Open MPI job whose ranks all run on this host, with shared memory wanted."""
+    size = os.environ.get('OMPI_COMM_WORLD_SIZE')
+    return (size is not None and os.environ.get('OMPI_COMM_WORLD_LOCAL_SIZE') == size
+            and shared_memory_wanted())
 
 
 def timeout_seconds():
@@ -327,24 +337,31 @@ class WorkerTransport:
         self._round(ALLREDUCE, sig, describe)
         self._collective(self.comm.Allreduce, buf, out)
 
-    def reduce_shared(self, sends, recvs, offsets, nbytes, describe, sig):
-        """One all-reduce round for many arrays through shared memory (see shared.py):
-        ``recvs[i]`` = the sum over workers of ``sends[i]``, which sits at byte
-        ``offsets[i]`` of a slot of ``nbytes``. Needs ``self.shared``."""
+    def _shared_round(self, kind, nbytes, sig, describe, write):
+        """A round through shared memory: ``write(parity)`` fills this worker's slot of
+        set ``parity``, then the header exchange; returns ``parity`` to read from."""
         slots = self.shared
         if nbytes > slots.capacity:
-            self._round(ALLREDUCE, sig, describe)   # agree before the collective allocation
+            self._round(kind, sig, describe)    # agree before the collective allocation
             slots.grow(nbytes)
         parity = (self.rounds + 1) & 1
-        for send, offset in zip(sends, offsets):
-            slots.view(parity, self.rank, offset, send.dtype, send.shape)[...] = send
+        write(parity)
         slots.sync()
-        self._round(ALLREDUCE, sig, describe)
+        self._round(kind, sig, describe)
         slots.sync()
-        workers = range(self.size)
-        for send, recv, offset in zip(sends, recvs, offsets):
-            add_in_rank_order(
-                [slots.view(parity, r, offset, send.dtype, send.shape) for r in workers], recv)
+        return parity
+
+    def reduce_shared(self, layout, sends, recvs, nbytes, describe, sig):
+        """One all-reduce round for many arrays through shared memory (see shared.py):
+        ``recvs[i]`` = the sum over workers of ``sends[i]``, which sits in a slot of
+        ``nbytes`` as ``layout[i]`` = (byte offset, dtype, shape) says. Needs
+        ``self.shared``."""
+        def write(parity):
+            for slot, send in zip(self.shared.views(parity, layout, self.rank)[0], sends):
+                np.copyto(slot, send)
+        parity = self._shared_round(ALLREDUCE, nbytes, sig, describe, write)
+        for part, recv in zip(self.shared.views(parity, layout, self.rank)[1], recvs):
+            add_in_rank_order(part, recv)
 
     def _collective(self, call, buf, out):
         send = self.mpi.IN_PLACE if out is buf else buf
@@ -364,13 +381,32 @@ class WorkerTransport:
 
     def bcast(self, buf, describe, sig):
         """Overwrite ``buf`` with rank 0's ``buf`` on every worker."""
-        self._round(BCAST, sig, describe)
-        self.comm.Bcast(buf, root=0)
+        if self.shared is None:
+            self._round(BCAST, sig, describe)
+            self.comm.Bcast(buf, root=0)
+            return
+        slots = self.shared
+
+        def write(parity):
+            if self.rank == 0:
+                np.copyto(slots.view(parity, 0, 0, buf.dtype, buf.shape), buf)
+        parity = self._shared_round(BCAST, buf.nbytes, sig, describe, write)
+        if self.rank != 0:
+            np.copyto(buf, slots.view(parity, 0, 0, buf.dtype, buf.shape))
 
     def allgather(self, buf, out, describe, sig):
         """``out[r]`` gets worker ``r``'s ``buf`` (``out`` has shape (size,) + buf.shape)."""
-        self._round(ALLGATHER, sig, describe)
-        self.comm.Allgather(buf, out)
+        if self.shared is None:
+            self._round(ALLGATHER, sig, describe)
+            self.comm.Allgather(buf, out)
+            return
+        slots = self.shared
+
+        def write(parity):
+            np.copyto(slots.view(parity, self.rank, 0, buf.dtype, buf.shape), buf)
+        parity = self._shared_round(ALLGATHER, buf.nbytes, sig, describe, write)
+        for r in range(self.size):
+            np.copyto(out[r], slots.view(parity, r, 0, buf.dtype, buf.shape))
 
     def barrier(self, describe='barrier'):
         """Wait until every worker reaches its barrier."""

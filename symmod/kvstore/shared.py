@@ -13,10 +13,12 @@ worker adds up all slots itself, in rank order, so every worker computes the sam
 (and the failure handling of the header rounds - exits, timeouts, mismatched keys -
 stays as it is). Two sets of slots alternate between rounds: a worker writes round
 ``r + 2`` only after it has every peer's header of round ``r + 1``, which a peer sends
-only after it has read round ``r``.
+only after it has read round ``r``. Broadcasts (``init``) and the all-gathers of 2-bit
+compression go the same way, so a one-host job makes no blocking MPI call after its
+stores are created.
 
-Jobs that span hosts use MPI's ``Allreduce``; ``SYMMOD_KVSTORE_SHARED_MEMORY=0`` does
-so on one host too.
+Jobs that span hosts use MPI's collectives; ``SYMMOD_KVSTORE_SHARED_MEMORY=0`` does so
+on one host too.
 """
 import os
 
@@ -81,6 +83,7 @@ class SharedSlots:
         self.capacity = 0       # bytes per slot
         self._win = None
         self._slots = None      # uint8 (2, workers, capacity)
+        self._views = {}        # (parity, id(layout), rank) -> views of a layout
 
     def grow(self, nbytes):
         """Make every slot hold at least ``nbytes`` (a collective of all workers; the
@@ -97,6 +100,17 @@ class SharedSlots:
         self._win = win
         self.capacity = capacity
 
+    def views(self, parity, layout, rank):
+        """The arrays of ``layout`` [(byte offset, dtype, shape)] in set ``parity``:
+        (in ``rank``'s slot, [[in every worker's slot, in rank order] per array])."""
+        key = (parity, id(layout), rank)
+        cached = self._views.get(key)
+        if cached is None or cached[0] is not layout:
+            every = [[self.view(parity, r, offset, dtype, shape)
+                      for r in range(self.comm.size)] for offset, dtype, shape in layout]
+            cached = self._views[key] = (layout, [v[rank] for v in every], every)
+        return cached[1], cached[2]
+
     def view(self, parity, rank, offset, dtype, shape):
         """Worker ``rank``'s slot of set ``parity`` from byte ``offset``, as an array."""
         dtype = np.dtype(dtype)
@@ -112,6 +126,7 @@ class SharedSlots:
         """Release the window (a collective of all workers)."""
         if self._win is not None:
             self._slots = None
+            self._views = {}
             self._win.Unlock_all()
             self._win.Free()
             self._win = None
