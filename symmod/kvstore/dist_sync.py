@@ -17,13 +17,15 @@ worker, sum them, run the updater once on the sum and answer every pull with the
 result. Here each worker all-reduces its sum (MPI ``Allreduce``, or MPI shared
 memory on one host) and then runs the *same* updater on the *same* summed gradient
 and the *same* stored weight. The updater is deterministic, so every worker computes
-bit for bit the value the server would have stored, and the optimizer states (momentum, Adam's moments, update counts)
-are the same on every worker: there is no server round trip and no copy of the weights
-to send back. MPI's all-reduce hands every rank the same sum (each element is reduced
-once and distributed, or reduced symmetrically), and a worker's values enter the sum
-in rank order where MXNet's server took them in arrival order, so the sum is, if
-anything, more reproducible than MXNet's. ``init`` broadcasts rank 0's value because
-MXNet's rank 0 is the one that pushes initial values to the servers.
+bit for bit the value the server would have stored, and the optimizer states
+(momentum, Adam's moments, update counts) are the same on every worker: there is no
+server round trip and no copy of the weights to send back. MPI's all-reduce hands every
+rank the same sum (each element is reduced once and distributed, or reduced
+symmetrically; in shared memory every rank adds all slots in rank order), and a
+worker's values enter the sum in rank order where MXNet's server took them in arrival
+order, so the sum is, if anything, more reproducible than MXNet's. ``init`` broadcasts
+rank 0's value because MXNet's rank 0 is the one that pushes initial values to the
+servers.
 
 A job started without a launcher is one worker: the store then trains exactly like
 ``'local'`` (``'device'`` for the device variant).
