@@ -91,7 +91,11 @@ class ImportGraph:
             if not tensor.name.strip():
                 raise MXNetError("ONNX import: an initializer has no name (a tensor's name is "
                                  "required)")
-            self.consts[tensor.name] = onnx.numpy_helper.to_array(tensor)
+            try:
+                self.consts[tensor.name] = onnx.numpy_helper.to_array(tensor)
+            except (ValueError, TypeError, IndexError) as err:
+                raise MXNetError("ONNX import: initializer '%s' (dims %s) cannot be read: %s"
+                                 % (tensor.name, list(tensor.dims), err)) from None
             self._used.add(tensor.name)
         for value_info in graph.input:
             self._used.add(value_info.name)
@@ -118,7 +122,11 @@ class ImportGraph:
         for info in list(g.input) + list(g.value_info) + list(g.output):
             t = info.type.tensor_type
             if t.elem_type:
-                self.types[info.name] = _deps.numpy_type(t.elem_type)
+                try:
+                    self.types[info.name] = _deps.numpy_type(t.elem_type)
+                except (KeyError, ValueError, TypeError):
+                    raise MXNetError("ONNX import: tensor '%s' has an unknown element type %r"
+                                     % (info.name, t.elem_type)) from None
             if t.HasField('shape'):
                 self.shapes[info.name] = tuple(d.dim_value if d.HasField('dim_value') else None
                                                for d in t.shape.dim)
@@ -158,11 +166,11 @@ class ImportGraph:
             if proto.op_type == 'Constant' or names and all(n in known for n in names):
                 known.update(proto.output)
                 continue
+            label = str(proto.name or (proto.output[0] if proto.output else '?'))
             if registry.lookup(proto.op_type) is None:
-                missing.setdefault(proto.op_type, []).append(proto.name or proto.output[0])
+                missing.setdefault(str(proto.op_type), []).append(label)
             if proto.domain not in ('', 'ai.onnx'):
-                missing.setdefault('%s:%s' % (proto.domain, proto.op_type), []).append(
-                    proto.name or proto.output[0])
+                missing.setdefault('%s:%s' % (proto.domain, proto.op_type), []).append(label)
         if missing:
             listing = ', '.join('%s (%s)' % (op, ', '.join(nodes[:3]) +
                                              (', ...' if len(nodes) > 3 else ''))
@@ -176,19 +184,29 @@ class ImportGraph:
         self.check_supported()
         initialized = set(self.consts)
         for value_info in self.graph.input:
+            if not isinstance(value_info.name, str) or not value_info.name:
+                raise MXNetError('ONNX import: a graph input has no readable name (found %r)'
+                                 % (value_info.name,))
             if value_info.name not in initialized:
                 self.symbols[value_info.name] = sym.var(value_info.name)
         for proto in self.graph.node:
-            if self._fold(proto):
-                continue
-            node = ImportNode(self, proto)
-            results = registry.lookup(proto.op_type)(self, node)
+            try:
+                if self._fold(proto):
+                    continue
+                node = ImportNode(self, proto)
+                results = registry.lookup(proto.op_type)(self, node)
+            except (IndexError, KeyError, TypeError, ValueError, OverflowError) as err:
+                # a node whose inputs or attributes are not what its translator reads
+                raise MXNetError("ONNX import: cannot import node '%s' (%s): %s: %s"
+                                 % (proto.name, proto.op_type, type(err).__name__, err)) from None
             if not isinstance(results, (list, tuple)):
                 results = [results]
             for name, result in zip(node.outputs, results):
                 if name and result is not None:
                     self.symbols[name] = result
         outputs = [self._output(info.name) for info in self.graph.output]
+        if not outputs:
+            raise MXNetError('ONNX import: the graph has no outputs')
         return outputs[0] if len(outputs) == 1 else sym.Group(outputs)
 
     def _output(self, name):
