@@ -161,8 +161,10 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
                                   'save model architecture as %s.', symbol_file)
 
     def _save_params_and_trainer(self, estimator, file_prefix):
-        estimator.net.save_parameters(os.path.join(self.model_dir, file_prefix + '.params'))
+        # the .states first: resuming looks for the newest .params, so a run killed between
+        # the two files resumes from the last complete checkpoint
         estimator.trainer.save_states(os.path.join(self.model_dir, file_prefix + '.states'))
+        estimator.net.save_parameters(os.path.join(self.model_dir, file_prefix + '.params'))
         if 'best' not in file_prefix:
             self.saved_checkpoints.append(file_prefix)
         if len(self.saved_checkpoints) > self.max_checkpoints:
