@@ -104,8 +104,12 @@ class Operator:
     @classmethod
     def takes_param(cls, key):
         """Whether the keyword ``key`` is a parameter of this operator (rather than a
-        node attribute). Custom overrides it: it forwards any keyword to the user's prop."""
-        return any(p.name == key for p in cls.params)
+        node attribute). Custom overrides it: it forwards any keyword to the user's prop.
+
+        An operator without parameters takes (and ignores) every keyword, as MXNet's
+        operators registered without a parameter parser do: ``broadcast_maximum(a, b,
+        axis=1)`` runs there and keeps ``axis`` as a node attribute."""
+        return not cls.params or any(p.name == key for p in cls.params)
 
     def check_params(self):
         """Validate parsed parameters (override to raise MXNetError)."""

@@ -1,6 +1,7 @@
 """Symbol construction, naming, composition, attributes, listing and inference,
 checked against MXNet 1.9.1's behaviour."""
 import copy
+import json
 import warnings
 
 import numpy as np
@@ -96,6 +97,24 @@ def test_variable_hidden_attributes():
     with pytest.raises(TypeError):
         mx.sym.var(3)
     assert mx.sym.Variable is mx.sym.var
+
+
+def test_operators_without_parameters_ignore_unknown_keywords():
+    # MXNet 1.9.1: operators registered without a parameter parser accept any keyword,
+    # ignore it when computing and keep it as a node attribute ({'axis': '1'} in its JSON)
+    a = mx.nd.array([[1, 5], [3, 2]])
+    b = mx.nd.array([[2, 4], [1, 6]])
+    assert mx.nd.broadcast_maximum(a, b, axis=1).asnumpy().tolist() == [[2, 5], [3, 6]]
+    assert mx.nd.relu(a - 2, foo=1).asnumpy().tolist() == [[0, 3], [1, 0]]
+    sym = mx.sym.broadcast_maximum(mx.sym.var('a'), mx.sym.var('b'), axis=1)
+    assert sym.list_attr() == {'axis': '1'}
+    node = json.loads(sym.tojson())['nodes'][2]
+    assert node['attrs'] == {'axis': '1'}
+    again = mx.sym.load_json(sym.tojson())
+    out = again.eval(a=a, b=b)[0]
+    assert out.asnumpy().tolist() == [[2, 5], [3, 6]]
+    with pytest.raises(mx.MXNetError, match="Cannot find argument 'foo'"):
+        mx.nd.sum(a, foo=1)
 
 
 def test_deprecated_and_unknown_arguments_raise():
