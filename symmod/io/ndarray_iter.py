@@ -1,4 +1,5 @@
 """``NDArrayIter``: mini-batches from arrays held in memory (numpy or NDArray)."""
+import warnings
 from collections import OrderedDict
 
 import numpy as np
@@ -179,17 +180,31 @@ class NDArrayIter(DataIter):
         self._cache_label = None
 
     def _check_lengths(self):
+        """The first data array sets the number of examples, as in MXNet: a longer array
+        contributes its first examples (MXNet's NDArrayIter accepts it, e.g. one weight
+        vector for several data slices) with a warning; a shorter one is an error."""
         name0, arr0 = self.data[0]
-        for name, arr in self.data + self.label:
-            if arr.ndim <= self._axis:
-                raise MXNetError("NDArrayIter: '%s' has shape %s, which has no batch axis %d "
-                                 "(layout %r)" % (name, arr.shape, self._axis, self.layout))
-            if arr.shape[self._axis] != arr0.shape[self._axis]:
-                raise MXNetError(
-                    "NDArrayIter: every data and label array must hold the same number of "
-                    "examples along the batch axis %d; '%s' has %d (shape %s) but '%s' has %d "
-                    "(shape %s)" % (self._axis, name0, arr0.shape[self._axis], arr0.shape,
-                                    name, arr.shape[self._axis], arr.shape))
+        count = None if arr0.ndim <= self._axis else arr0.shape[self._axis]
+        for sources in (self.data, self.label):
+            for i, (name, arr) in enumerate(sources):
+                if arr.ndim <= self._axis:
+                    raise MXNetError("NDArrayIter: '%s' has shape %s, which has no batch axis "
+                                     "%d (layout %r)" % (name, arr.shape, self._axis,
+                                                         self.layout))
+                if arr.shape[self._axis] < count:
+                    raise MXNetError(
+                        "NDArrayIter: every data and label array must hold at least as many "
+                        "examples along the batch axis %d as '%s', which has %d (shape %s); "
+                        "'%s' has %d (shape %s)" % (self._axis, name0, count, arr0.shape,
+                                                    name, arr.shape[self._axis], arr.shape))
+                if arr.shape[self._axis] > count:
+                    warnings.warn(
+                        "NDArrayIter: '%s' has %d examples along the batch axis but '%s' has "
+                        "%d: only the first %d of '%s' are used" % (
+                            name, arr.shape[self._axis], name0, count, count, name),
+                        stacklevel=3)
+                    sources[i] = (name, NDArray(arr.handle[_along(self._axis, 0, count)],
+                                                arr.context))
 
     def _descs(self, sources):
         descs = []

@@ -148,11 +148,31 @@ def test_array_without_the_batch_axis_is_rejected():
         mx.io.NDArrayIter(np.zeros((3, 10)), np.zeros(10), batch_size=2, layout='TN')
 
 
-def test_mismatched_lengths_raise_clear_error():
-    with pytest.raises(MXNetError, match=r"'data' has 10 .* 'softmax_label' has 9"):
+def test_shorter_arrays_raise_clear_error():
+    with pytest.raises(MXNetError, match=r"as 'data', which has 10 .* 'softmax_label' has 9"):
         mx.io.NDArrayIter(DATA, np.arange(9), batch_size=3)
-    with pytest.raises(MXNetError, match=r"'a' has 10 .* 'b' has 12"):
-        mx.io.NDArrayIter({'a': DATA, 'b': np.zeros((12, 2))}, batch_size=3)
+    with pytest.raises(MXNetError, match=r"as 'a', which has 10 .* 'b' has 8"):
+        mx.io.NDArrayIter({'a': DATA, 'b': np.zeros((8, 2))}, batch_size=3)
+
+
+@pytest.mark.parametrize('shuffle', [False, True])
+def test_longer_arrays_contribute_their_first_examples_like_mxnet(shuffle):
+    # MXNet 1.9.1 counts examples in the first data array; a longer label (one weight
+    # vector reused for two data halves in its test_loss) is read from its start
+    data = np.arange(8, dtype=np.float32).reshape(4, 2)
+    labels = {'label': np.arange(10, 16), 'w': np.arange(4)}
+    np.random.seed(3)
+    with pytest.warns(UserWarning, match="'label' has 6 examples .* only the first 4"):
+        it = mx.io.NDArrayIter(data, labels, batch_size=2, shuffle=shuffle)
+    assert [d.shape for d in it.provide_label] == [(2,), (2,)]
+    seen = []
+    for batch in it:
+        rows = batch.data[0].asnumpy()[:, 0] / 2
+        label, w = (x.asnumpy() for x in batch.label)
+        np.testing.assert_array_equal(label, rows + 10)
+        np.testing.assert_array_equal(w, rows)
+        seen.extend(rows)
+    assert sorted(seen) == [0, 1, 2, 3]
 
 
 def test_bad_arguments():
