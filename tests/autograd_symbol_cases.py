@@ -27,4 +27,25 @@ def split_outputs(mx):
         return mx.nd.concat(parts[2], mx.nd.tanh(parts[0]), dim=1)
 
 
-CASES = [mlp_head, constants_and_aux, split_outputs]
+def _hybrid_net(mx, inline_limit, norm=True):
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(4, activation='tanh'))
+    net.add(mx.gluon.nn.BatchNorm() if norm else mx.gluon.nn.Dense(4))
+    net.add(mx.gluon.nn.Dense(3))
+    net.initialize()
+    net.hybridize(inline_limit=inline_limit)
+    with mx.autograd.record():
+        return net(mx.nd.ones((2, 5)))
+
+
+def hybrid_inlined(mx):
+    """A graph of at most inline_limit operators is recorded operator by operator."""
+    return _hybrid_net(mx, 4)
+
+
+def hybrid_cached_op(mx):
+    """A larger graph is one _CachedOp node."""
+    return _hybrid_net(mx, 3, norm=False)
+
+
+CASES = [mlp_head, constants_and_aux, split_outputs, hybrid_inlined, hybrid_cached_op]

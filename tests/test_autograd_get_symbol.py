@@ -24,8 +24,14 @@ def _normalized(text):
 
 @pytest.mark.parametrize('case', CASES, ids=lambda f: f.__name__)
 def test_json_matches_mxnet(case):
-    got = mx.autograd.get_symbol(case(mx)).tojson()
-    assert _normalized(got) == _normalized(REF[case.__name__])
+    got = json.loads(mx.autograd.get_symbol(case(mx)).tojson())
+    for node in got['nodes']:
+        if node['op'] == '_CachedOp':
+            # symmod's node carries its graph (MXNet's keeps it in memory only)
+            mx.sym.load_json(node['attrs'].pop('subgraph'))
+            del node['attrs']
+    assert json.loads(_normalized(json.dumps(got))) == \
+        json.loads(_normalized(REF[case.__name__]))
 
 
 def test_names_are_mxnets_and_a_reused_constant_is_one_variable():

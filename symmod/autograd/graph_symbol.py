@@ -14,6 +14,14 @@ def _given_attrs(op):
             if getattr(op, p.name) != p.default}
 
 
+def _inputs(tape_node):
+    """``(entry, variable name)`` per input of a tape node's operator, in its order (a
+    hybridized graph recorded as one node says its own: ``_CachedOp``)."""
+    if hasattr(tape_node, 'symbol_inputs'):
+        return tape_node.symbol_inputs()
+    return zip(tape_node.in_entries + [None] * len(tape_node.aux), tape_node.input_names)
+
+
 def get_symbol(x):
     """Retrieve the recorded computation history of ``x`` as a Symbol.
 
@@ -64,6 +72,5 @@ def get_symbol(x):
         made[id(tape_node)].inputs = [
             (node_for(entry[0]), entry[1]) if name is None
             else (made.setdefault(name, Node(None, name)), 0)
-            for entry, name in zip(tape_node.in_entries + [None] * len(tape_node.aux),
-                                   tape_node.input_names)]
+            for entry, name in _inputs(tape_node)]
     return Symbol([(root, head[1])])

@@ -62,11 +62,13 @@ class _GraphNode:
     __slots__ = ('seq', 'name', 'in_entries', 'input_names', 'aux', 'out_meta', 'n_visible',
                  'cleared', 'slot', 'ctx', 'symbol', '_finalizer', '__weakref__')
 
-    def __init__(self, slot, entries, outputs, ctx, symbol):
+    def __init__(self, slot, entries, inputs, outputs, ctx, symbol):
         self.seq = next(_tape._SEQ)
         self.name = 'node_%d' % next(_tape._NODE_NAMES)
         self.in_entries = entries
-        self.input_names = [None] * len(entries)
+        # variable names of the inputs that are not recorded results (autograd.get_symbol)
+        self.input_names = [_tape._constant_name(x) if e is None else None
+                            for e, x in zip(entries, inputs)]
         self.aux = []
         self.out_meta = [(y.shape, y.dtype) for y in outputs]
         self.n_visible = len(outputs)
@@ -93,6 +95,21 @@ class _GraphNode:
         self.cleared = True
         self._finalizer()
 
+    @property
+    def op(self):
+        """The ``_CachedOp`` operator standing for the graph (``autograd.get_symbol``)."""
+        from ..ops.cached_op import CachedOp
+        return CachedOp({'subgraph': self.symbol.tojson()})
+
+    def symbol_inputs(self):
+        """``(entry, variable name)`` per input of :attr:`op`: the graph's arguments, then
+        its auxiliary states (the executor's input order is the graph's ``list_inputs``)."""
+        names = self.symbol.list_inputs()
+        position = {name: i for i, name in enumerate(names)}
+        order = [position[n] for n in
+                 self.symbol.list_arguments() + self.symbol.list_auxiliary_states()]
+        return [(self.in_entries[i], self.input_names[i]) for i in order]
+
 
 class BoundGraph:
     """A Symbol run through executors bound per input signature.
@@ -106,8 +123,13 @@ class BoundGraph:
         states); the others are copied into the executor's own buffers on each call.
     """
 
-    def __init__(self, sym, shared=()):
+    def __init__(self, sym, shared=(), inline_limit=2, static_alloc=False):
         self._symbol = sym
+        # MXNet's CachedOp records a graph of at most inline_limit operators operator by
+        # operator (without static_alloc); larger graphs are one node of the tape
+        self._inline = not static_alloc and \
+            sum(1 for node in sym._nodes() if not node.is_variable) <= inline_limit
+        self._inline_runner = None
         self.input_names = sym.list_inputs()
         aux = set(sym.list_auxiliary_states())
         self._is_aux = [name in aux for name in self.input_names]
@@ -143,6 +165,8 @@ class BoundGraph:
         entries = [_tape._entry(x) for x in inputs] if recording else None
         if recording and all(e is None for e in entries):
             recording = False
+        if recording and self._inline:
+            return self._run_inline(inputs)
         needs = tuple(e is not None for e in entries) if recording else None
         ctx = inputs[0].context
         key = (tuple((x.shape, x.dtype) for x in inputs), ctx, needs,
@@ -173,13 +197,19 @@ class BoundGraph:
                   for i, y in enumerate(exe.outputs)]
         outputs = [copies[i] for i in first]
         if recording:
-            node = _GraphNode(slot, entries, outputs, ctx, self._symbol)
+            node = _GraphNode(slot, entries, inputs, outputs, ctx, self._symbol)
             for i, y in enumerate(copies):
                 if y is not None:
                     y._ag_entry = (node, i)
         else:
             slot.leased = False
         return outputs
+
+    def _run_inline(self, inputs):
+        if self._inline_runner is None:
+            self._inline_runner = GraphRunner(self._symbol)
+        self._inline_runner.register_op_hook(*(self._hook or (None,)))
+        return self._inline_runner(*inputs)
 
     def _acquire(self, key, inputs, needs, ctx):
         slots = self._slots.get(key, [])

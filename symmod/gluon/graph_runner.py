@@ -56,6 +56,9 @@ class GraphRunner:
                 self._feeds.append((position[node.name], slot[(id(node), 0)]))
                 continue
             op = node.operator()
+            # the parameters as the graph gives them (autograd.get_symbol writes these)
+            op._given_attrs = tuple(sorted((k, v) for k, v in node.attrs.items()
+                                           if not k.startswith('__')))
             ins = []
             for child, index in node.inputs:
                 if (id(child), index) not in slot:

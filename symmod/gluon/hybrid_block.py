@@ -46,6 +46,7 @@ class HybridBlock(Block):
         self._out_format = None
         self._in_format = None
         self._active = False
+        self._flags = {}
 
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
@@ -113,7 +114,7 @@ class HybridBlock(Block):
                                 else (False, params[name]) for name in input_names]
         self._cached_op = BoundGraph(out, shared=[i for i, (is_arg, _) in
                                                   enumerate(self._cached_op_args)
-                                                  if not is_arg])
+                                                  if not is_arg], **self._flags)
 
     def _deferred_infer_shape(self, *args):
         try:
@@ -178,8 +179,11 @@ class HybridBlock(Block):
 
         Once active, the first call builds the symbolic graph and binds it; later calls
         with the same input shapes run the bound executor (memory is always planned
-        statically per shape, so ``static_alloc`` and ``static_shape`` change nothing;
-        ``inline_limit`` and the bulk sizes are accepted and ignored). Subgraph
+        statically per shape, so ``static_alloc`` and ``static_shape`` change nothing
+        else; the bulk sizes are accepted and ignored). Under ``autograd.record()`` a
+        graph of at most ``inline_limit`` operators is recorded operator by operator
+        (unless ``static_alloc``), a larger one as one ``_CachedOp`` node, as in MXNet.
+        Subgraph
         ``backend``\\ s are not available.
 
         Parameters
@@ -193,6 +197,7 @@ class HybridBlock(Block):
             raise ValueError('symmod has no subgraph backends; hybridize(backend=%r) is not '
                              'available' % backend)
         self._active = active
+        self._flags = {'inline_limit': inline_limit, 'static_alloc': static_alloc}
         if clear:
             self._clear_cached_op()
         if active and self._forward_hooks or self._forward_pre_hooks:

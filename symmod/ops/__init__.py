@@ -34,6 +34,7 @@ from . import ctc
 from . import sync_batch_norm
 from . import image
 from . import image_color
+from . import cached_op
 from . import sampling
 from . import crop
 from . import roi
