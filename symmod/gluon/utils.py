@@ -7,9 +7,10 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import ndarray
+from .download import check_sha1, download, replace_file
 
 __all__ = ['split_data', 'split_and_load', 'clip_global_norm', 'shape_is_known',
-           'HookHandle']
+           'HookHandle', 'check_sha1', 'download', 'replace_file']
 
 
 def split_data(data, num_slice, batch_axis=0, even_split=True):

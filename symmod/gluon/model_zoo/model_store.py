@@ -5,7 +5,6 @@ when that file is there (or unpacks it from the ``.zip`` MXNet's repository serv
 that is there) and its SHA-1 is the one MXNet 1.9.1 publishes; otherwise it raises an
 MXNetError that says which file to fetch and where to put it.
 """
-import hashlib
 import os
 import shutil
 import tempfile
@@ -13,6 +12,7 @@ import zipfile
 
 from ... import base
 from ...base import MXNetError
+from ..download import check_sha1
 
 __all__ = ['get_model_file', 'purge', 'DEFAULT_ROOT']
 
@@ -69,14 +69,6 @@ def short_hash(name):
     return _MODEL_SHA1[name][:8]
 
 
-def _sha1_matches(path, sha1):
-    digest = hashlib.sha1()
-    with open(path, 'rb') as f:
-        for chunk in iter(lambda: f.read(1 << 20), b''):
-            digest.update(chunk)
-    return digest.hexdigest() == sha1
-
-
 def _unzip(zip_path, member, dest):
     """Extract ``member`` of ``zip_path`` to ``dest`` atomically."""
     root = os.path.dirname(dest)
@@ -127,7 +119,7 @@ def get_model_file(name, root=DEFAULT_ROOT):
             'Pretrained parameters of %s are not in %s. symmod does not download: fetch %s '
             'and put it (or the %s.params it holds) into that directory, or pass root= '
             'the directory holding it.' % (name, root, url, file_name))
-    if not _sha1_matches(file_path, sha1):
+    if not check_sha1(file_path, sha1):
         raise MXNetError('%s does not hold MXNet\'s pretrained %s parameters (its SHA-1 is '
                          'not %s); replace it with the file from %s'
                          % (file_path, name, sha1, url))
