@@ -1,9 +1,8 @@
-"""``mx.contrib.text``: token counting (``utils``) and token indexing (``vocab``).
-
-MXNet's ``embedding`` module (pretrained GloVe / fastText vectors fetched from the
-network) is not provided: symmod does not download.
-"""
+"""``mx.contrib.text``: token counting (``utils``), token indexing (``vocab``) and token
+embeddings (``embedding``: custom and composite embeddings; MXNet's pretrained GloVe /
+fastText files are read from a local folder, never downloaded)."""
 from . import utils
 from . import vocab
+from . import embedding
 
-__all__ = ['utils', 'vocab']
+__all__ = ['utils', 'vocab', 'embedding']
