@@ -256,9 +256,16 @@ def _cond(v):
     return mx.sym.contrib.cond(mx.sym.sum(v[0]) > 1, lambda: v[0] * v[1], lambda: v[1] - v[0])
 
 
+def _cached_op(v):
+    a, b = mx.sym.var('a'), mx.sym.var('b')
+    return mx.sym._CachedOp(v[0], v[1], subgraph=(a * b + mx.sym.sin(a)).tojson())
+
+
 # control-flow nodes are made by their front-ends (their bodies are graphs)
-BUILDERS = {'_foreach': _foreach, '_while_loop': _while, '_cond': _cond}
-SAMPLES.update({'_foreach': ({}, [(3, 2), (2,), (2,)]),
+BUILDERS = {'_foreach': _foreach, '_while_loop': _while, '_cond': _cond,
+            '_CachedOp': _cached_op}
+SAMPLES.update({'_CachedOp': ({}, [(2, 3), (2, 3)]),
+                '_foreach': ({}, [(3, 2), (2,), (2,)]),
                 '_while_loop': ({}, [(2,), (2,), (2,)]),
                 '_cond': ({}, [(2,), (2,)])})
 

@@ -277,10 +277,12 @@ def test_make_loss_lowercase_is_a_separate_op_with_unit_gradient():
     x = np.random.randn(2, 3)
     sym = mx.sym.make_loss(mx.sym.Variable('data'))
     assert sym.list_outputs()[0].endswith('_loss')
-    with pytest.raises(MXNetError):
-        mx.sym.make_loss(mx.sym.Variable('data'), grad_scale=2.0)
-    check_symbolic_backward(sym, {'data': x}, [np.random.randn(2, 3)],
-                            {'data': np.ones((2, 3))}, dtype=np.float64)
+    # MXNet accepts and ignores keywords of this parameterless operator: still unit gradient
+    scaled = mx.sym.make_loss(mx.sym.Variable('data'), grad_scale=2.0)
+    assert scaled.list_attr() == {'grad_scale': '2.0'}
+    for loss in (sym, scaled):
+        check_symbolic_backward(loss, {'data': x}, [np.random.randn(2, 3)],
+                                {'data': np.ones((2, 3))}, dtype=np.float64)
     check_symbolic_backward(sym, {'data': x}, None, {'data': np.ones((2, 3))},
                             grad_req='add', dtype=np.float64)
 
