@@ -38,6 +38,10 @@ class _Body:
         self.names = symbol.list_arguments()
         self._exe = None
         self._key = None
+        # positions of the outputs that are the same graph entry (a cell's output that is
+        # also its next state): their gradients add up, as in MXNet's loops
+        entries = [(id(node), index) for node, index in symbol._outputs]
+        self._same = [[j for j, e in enumerate(entries) if e == entry] for entry in entries]
 
     def infer(self, shapes):
         """Shapes of (arguments, outputs) from known argument shapes (name -> shape)."""
@@ -69,6 +73,9 @@ class _Body:
         from .. import ndarray as nd
         self.run(arrays)
         exe = self._exe
+        # the executor keeps one gradient per entry: hand each position the entry's sum
+        out_grads = [out_grads[same[0]] if len(same) == 1 else sum(out_grads[j] for j in same)
+                     for same in self._same]
         exe.backward([nd.array(g, dtype=g.dtype) for g in out_grads])
         return {n: exe.grad_dict[n].asnumpy() for n in self.names}
 

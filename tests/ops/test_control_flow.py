@@ -148,3 +148,24 @@ def test_errors():
         mx.nd.contrib.while_loop(lambda x: x < 1, lambda x: (x, x), [mx.nd.ones(1)])
     with pytest.raises(mx.MXNetError, match='states'):
         mx.sym.contrib.foreach(lambda x, s: (x, []), mx.sym.var('d'), [mx.sym.var('s')])
+
+
+def test_body_output_that_is_also_a_state_gets_both_gradients():
+    # a recurrent cell returns its new hidden state as output and as state: one graph entry
+    # at two outputs of the body; MXNet 1.9.1 adds both gradients (numbers from MXNet)
+    x, s = mx.sym.var('x'), mx.sym.var('s')
+
+    def body(d, states):
+        h = d * states[0]
+        return h, [h]
+
+    outs, states = mx.sym.contrib.foreach(body, x, [s])
+    exe = mx.sym.Group([outs, states[0]]).bind(
+        mx.cpu(), {'x': mx.nd.array(np.arange(6).reshape(3, 2) / 3), 's': mx.nd.ones(2)},
+        args_grad={'x': mx.nd.zeros((3, 2)), 's': mx.nd.zeros(2)})
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones((3, 2)), mx.nd.ones(2)])
+    np.testing.assert_allclose(exe.grad_dict['x'].asnumpy(),
+                               [[3.4444447, 5.333333], [0, 1.4444444], [0, 0.6666667]],
+                               rtol=1e-5)
+    np.testing.assert_allclose(exe.grad_dict['s'].asnumpy(), [0, 1.7777777], rtol=1e-5)
