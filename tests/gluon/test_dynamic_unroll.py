@@ -9,25 +9,9 @@ import numpy as np
 import pytest
 
 import symmod as mx
-from symmod import gluon
-from symmod.gluon.contrib.rnn.rnn_cell import dynamic_unroll
+from dynamic_unroll_cases import unrolled
 
 REF = np.load(pathlib.Path(__file__).parents[1] / 'data' / 'dynamic_unroll_reference.npz')
-HIDDEN, INPUT = 4, 3
-
-
-class Unrolled(gluon.HybridBlock):
-    def __init__(self, kind, layout, **kwargs):
-        super().__init__(**kwargs)
-        self.layout = layout
-        with self.name_scope():
-            self.cell = getattr(gluon.rnn, kind)(HIDDEN, input_size=INPUT, prefix='c_')
-
-    def hybrid_forward(self, F, data, states, valid_length):
-        if isinstance(valid_length, list) and not valid_length:
-            valid_length = None
-        return dynamic_unroll(self.cell, data, states, valid_length=valid_length,
-                              layout=self.layout)
 
 
 @pytest.mark.parametrize('kind', ['LSTMCell', 'GRUCell'])
@@ -36,7 +20,7 @@ class Unrolled(gluon.HybridBlock):
 @pytest.mark.parametrize('mode', ['nd', 'hybrid'])
 def test_matches_mxnet(kind, layout, valid, mode):
     key = '%s_%s' % (kind, layout)
-    net = Unrolled(kind, layout)
+    net = unrolled(mx, kind, layout)
     net.initialize()
     names = sorted(k.split('/')[-1] for k in REF.files if k.startswith(key + '/param/'))
     for name in names:
@@ -62,7 +46,7 @@ def test_matches_mxnet(kind, layout, valid, mode):
 
 
 def test_hybridized_graph_is_one_loop():
-    net = Unrolled('GRUCell', 'TNC')
+    net = unrolled(mx, 'GRUCell', 'TNC')
     net.initialize()
     out, _ = net(mx.sym.var('data'), [mx.sym.var('s')], [])
     ops = [n["op"] for n in json.loads(out.tojson())["nodes"] if n["op"] != "null"]

@@ -5,29 +5,16 @@ hybridized, with and without valid_length, layouts TNC and NTC.
     /work/mxnet-venv/bin/python tests/data/gen/gen_dynamic_unroll_reference.py
 """
 import os
+import sys
 
 import numpy as np
 import mxnet as mx
-from mxnet import gluon
-from mxnet.gluon.contrib.rnn.rnn_cell import dynamic_unroll
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, '..', 'dynamic_unroll_reference.npz')
-HIDDEN, INPUT, BATCH, STEPS = 4, 3, 2, 5
-
-
-class Unrolled(gluon.HybridBlock):
-    def __init__(self, kind, layout, **kwargs):
-        super().__init__(**kwargs)
-        self.layout = layout
-        with self.name_scope():
-            self.cell = getattr(gluon.rnn, kind)(HIDDEN, input_size=INPUT, prefix='c_')
-
-    def hybrid_forward(self, F, data, states, valid_length):
-        if isinstance(valid_length, list) and not valid_length:
-            valid_length = None
-        return dynamic_unroll(self.cell, data, states, valid_length=valid_length,
-                              layout=self.layout)
+BATCH, STEPS = 2, 5
+sys.path.insert(0, os.path.join(HERE, '..', '..', 'gluon'))
+from dynamic_unroll_cases import HIDDEN, INPUT, unrolled  # noqa: E402
 
 
 def inputs(rng, kind, layout):
@@ -44,7 +31,7 @@ def inputs(rng, kind, layout):
 
 
 def run(kind, layout, valid, hybrid, params, data, states):
-    net = Unrolled(kind, layout)
+    net = unrolled(mx, kind, layout)
     net.initialize()
     for name, value in params.items():
         net.collect_params()[net.prefix + name].set_data(mx.nd.array(value))
