@@ -100,7 +100,7 @@ class Fusion:
             return
         plan = self._plan(ALLREDUCE, keys, sends)
         transport = self.transport
-        if transport.shared is not None:
+        if transport.shared is not None and transport.shared.fits(plan.nbytes):
             transport.reduce_shared(plan.layout, sends, recvs, plan.nbytes,
                                     _describer(keys), plan.signature)
             return

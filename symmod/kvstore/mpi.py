@@ -381,7 +381,7 @@ class WorkerTransport:
 
     def bcast(self, buf, describe, sig):
         """Overwrite ``buf`` with rank 0's ``buf`` on every worker."""
-        if self.shared is None:
+        if self.shared is None or not self.shared.fits(buf.nbytes):
             self._round(BCAST, sig, describe)
             self.comm.Bcast(buf, root=0)
             return
@@ -396,7 +396,7 @@ class WorkerTransport:
 
     def allgather(self, buf, out, describe, sig):
         """``out[r]`` gets worker ``r``'s ``buf`` (``out`` has shape (size,) + buf.shape)."""
-        if self.shared is None:
+        if self.shared is None or not self.shared.fits(buf.nbytes):
             self._round(ALLGATHER, sig, describe)
             self.comm.Allgather(buf, out)
             return

@@ -17,8 +17,8 @@ only after it has read round ``r``. Broadcasts (``init``) and the all-gathers of
 compression go the same way, so a one-host job makes no blocking MPI call after its
 stores are created.
 
-Jobs that span hosts use MPI's collectives; ``SYMMOD_KVSTORE_SHARED_MEMORY=0`` does so
-on one host too.
+Jobs that span hosts use MPI's collectives, and so do rounds of more than ``MAX_SLOT``
+bytes per worker; ``SYMMOD_KVSTORE_SHARED_MEMORY=0`` does so for every round.
 """
 import os
 
@@ -31,6 +31,10 @@ __all__ = ['SharedSlots', 'wanted', 'add_in_rank_order', 'ENV_SHARED']
 ENV_SHARED = 'SYMMOD_KVSTORE_SHARED_MEMORY'
 ALIGN = 64
 MIN_CAPACITY = 256 << 10
+# a round of more bytes per worker goes through MPI's collectives: the window takes
+# 2 x workers x slot of shared memory (often a small tmpfs in containers), and big
+# messages need few meetings inside MPI anyway
+MAX_SLOT = 16 << 20
 
 
 def wanted():
@@ -85,10 +89,14 @@ class SharedSlots:
         self._slots = None      # uint8 (2, workers, capacity)
         self._views = {}        # (parity, id(layout), rank) -> views of a layout
 
+    def fits(self, nbytes):
+        """Whether a round of ``nbytes`` per worker goes through the slots."""
+        return nbytes <= MAX_SLOT
+
     def grow(self, nbytes):
         """Make every slot hold at least ``nbytes`` (a collective of all workers; the
         slots' contents are lost)."""
-        capacity = aligned(max(nbytes, 2 * self.capacity, MIN_CAPACITY))
+        capacity = aligned(max(nbytes, min(2 * self.capacity, MAX_SLOT), MIN_CAPACITY))
         self.free()
         total = 2 * self.comm.size * capacity
         win = self.mpi.Win.Allocate_shared(total if self.comm.rank == 0 else 0, 1,

@@ -64,6 +64,13 @@ def test_pushpull(ranks, key):
     assert ranks[-1]['pushpull_%s' % key].dtype == np.dtype(KEYS[key][1])
 
 
+@pytest.mark.parametrize('key', ['big', 'half', 'dbl'])
+def test_rounds_bigger_than_the_shared_slots_go_through_mpi(ranks, key):
+    for r in ranks:
+        close(r['over_slot_%s' % key], total(key, 30, devices=(0,)), KEYS[key][1])
+        assert int(r['over_slot_shared_rounds']) == 0
+
+
 def test_pushpull_from_one_device_in_place_and_stored(ranks):
     close(ranks[0]['inplace_9'], total(9, 5, devices=(0,)), 'float32')
     np.testing.assert_array_equal(ranks[0]['inplace_pull_9'], ranks[0]['inplace_9'])

@@ -7,6 +7,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 import numpy as np  # noqa: E402
 
 import symmod as mx  # noqa: E402
+from symmod.kvstore import shared  # noqa: E402
 from dist_cases import KEYS, value  # noqa: E402
 
 out_dir = sys.argv[1]
@@ -111,5 +112,21 @@ try:
 except mx.MXNetError as err:
     saved['mismatch'] = np.array(str(err))
 kv.barrier()    # the rounds still line up after the refused one
+
+# a round bigger than the shared-memory slots goes through MPI's Allreduce instead
+shared.MAX_SLOT = 1024
+okv = mx.kv.create('dist_sync')
+okv.init(str_keys, [nd(k, 0, 0) for k in str_keys])
+over = [nd(k, 0, 30) for k in str_keys]
+shared_rounds = []
+reduce_shared = okv._transport.reduce_shared
+okv._transport.reduce_shared = lambda *args: (shared_rounds.append(args),
+                                              reduce_shared(*args))
+okv.pushpull(str_keys, over)
+okv._transport.reduce_shared = reduce_shared
+saved['over_slot_shared_rounds'] = np.array(len(shared_rounds))
+for k, v in zip(str_keys, over):
+    saved['over_slot_%s' % k] = v.asnumpy()
+kv.barrier()
 
 np.savez(os.path.join(out_dir, 'rank%d.npz' % r), **saved)
