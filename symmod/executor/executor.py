@@ -145,8 +145,13 @@ class Executor:
         if _profiler._symbolic_on:
             self._backward_profiled()
             return
-        for op, req, out_grad, ins, outs, in_grad, aux, _ in self._backward_steps:
+        if self._monitor is None or self._monitor_op_names:
+            for op, req, out_grad, ins, outs, in_grad, aux, _ in self._backward_steps:
+                op.backward(req, out_grad, ins, outs, in_grad, aux)
+            return
+        for op, req, out_grad, ins, outs, in_grad, aux, node in self._backward_steps:
             op.backward(req, out_grad, ins, outs, in_grad, aux)
+            self._report_backward(node, in_grad)
 
     # ---- profiling: the same loops, timing each operator (one flag check per pass) -------
     def _forward_profiled(self, is_train):
@@ -164,11 +169,15 @@ class Executor:
             start = clock()
             op.backward(req, out_grad, ins, outs, in_grad, aux)
             record('_backward_' + op.name, node.name, self._ctx, start, clock())
+            if self._monitor is not None and not self._monitor_op_names:
+                self._report_backward(node, in_grad)
 
     # ---- monitoring ---------------------------------------------------------------------
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, array)`` after every operator with its outputs
-        (and inputs too when ``monitor_all``). ``name`` is UTF-8 bytes, as MXNet's C
+        (and inputs too when ``monitor_all``), in backward too with the gradients each
+        gradient node writes (``<node>_backward_output<i>``, as MXNet names them; the
+        inputs of gradient nodes are not reported). ``name`` is UTF-8 bytes, as MXNet's C
         callback hands it (``mx.base.py_str`` decodes it)."""
         self._monitor = callback
         self._monitor_all = monitor_all
@@ -195,6 +204,16 @@ class Executor:
 
     def _as_ndarray(self, array):
         return array if isinstance(array, NDArray) else NDArray(array, self._ctx)
+
+    def _report_backward(self, node, in_grad):
+        # MXNet's gradient node is '<name>_backward' with one output per forward input
+        # (written or not); its outputs are named like any unnamed operator's
+        if len(in_grad) == 1:
+            names = ['%s_backward_output' % node.name]
+        else:
+            names = ['%s_backward_output%d' % (node.name, i) for i in range(len(in_grad))]
+        for name, array in zip(names, in_grad):
+            self._monitor(name.encode('utf-8'), NDArray(array, self._ctx))
 
     # ---- dictionaries -----------------------------------------------------------------------
     @staticmethod

@@ -25,6 +25,7 @@ from ..initializer import Uniform
 from ..model import BatchEndParam, _join_params, _split_params
 from ..progress import EpochProgress, estimate_num_batches
 from .finite_watch import FiniteWatch
+from .interface import ModuleInterface
 from .._logging import module_logger
 
 __all__ = ['BaseModule']
@@ -85,7 +86,7 @@ _STATE_HINTS = {
 }
 
 
-class BaseModule:
+class BaseModule(ModuleInterface):
     """The base class of modules: a computation component with parameters.
 
     Subclasses provide the intermediate-level API; the high-level ``fit``,
