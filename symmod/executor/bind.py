@@ -119,9 +119,11 @@ def simple_bind(symbol, ctx, grad_req, type_dict, stype_dict, group2ctx, shared_
     shared_names = set(shared_arg_names or [])
     shared_buffer = shared_buffer if shared_buffer is not None else {}
     grad_st = grad_stypes(symbol, arg_stypes)
+    places = _variable_contexts(symbol, ctx, group2ctx)
     arg_arrays, grad_arrays = [], []
     for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
         stype = arg_stypes.get(name, 'default')
+        place = places[name]
         if shared_exec is not None and name in shared_names:
             array = shared_exec.arg_dict[name]
             grad = shared_exec.grad_dict.get(name)
@@ -129,9 +131,9 @@ def simple_bind(symbol, ctx, grad_req, type_dict, stype_dict, group2ctx, shared_
                 raise MXNetError('shared argument %s has shape %s, this graph needs %s'
                                  % (name, array.shape, tuple(shape)))
         else:
-            array = _from_buffer(shared_buffer, name, shape, dtype, ctx) \
-                if stype == 'default' else zeros(shape, ctx=ctx, dtype=dtype, stype=stype)
-            grad = zeros(shape, ctx=ctx, dtype=dtype, stype=grad_st.get(name, 'default')) \
+            array = _from_buffer(shared_buffer, name, shape, dtype, place) \
+                if stype == 'default' else zeros(shape, ctx=place, dtype=dtype, stype=stype)
+            grad = zeros(shape, ctx=place, dtype=dtype, stype=grad_st.get(name, 'default')) \
                 if req != 'null' else None
         arg_arrays.append(array)
         grad_arrays.append(grad if req != 'null' else None)
@@ -140,9 +142,9 @@ def simple_bind(symbol, ctx, grad_req, type_dict, stype_dict, group2ctx, shared_
         if shared_exec is not None and name in shared_names and name in shared_exec.aux_dict:
             aux_arrays.append(shared_exec.aux_dict[name])
         else:
-            aux_arrays.append(zeros(shape, ctx=ctx, dtype=dtype))
+            aux_arrays.append(zeros(shape, ctx=places[name], dtype=dtype))
     reqs = [r if g is not None else 'null' for r, g in zip(reqs, grad_arrays)]
-    return Executor(symbol, ctx, arg_arrays, grad_arrays, reqs, aux_arrays,
+    return Executor(symbol, places[None], arg_arrays, grad_arrays, reqs, aux_arrays,
                     shared_exec=shared_exec, group2ctx=group2ctx)
 
 
@@ -164,6 +166,18 @@ def variable_stypes(symbol, stype_dict=None):
                              "%r" % (name, value))
         stypes[name] = value
     return {k: v for k, v in stypes.items() if v != 'default'}
+
+
+def _variable_contexts(symbol, ctx, group2ctx):
+    """The context of every input's arrays (the bind context under the key None): a
+    variable declared in a ``ctx_group`` that ``group2ctx`` names lives there, as MXNet
+    places it."""
+    places = {None: ctx}
+    for node in symbol._nodes():
+        if node.op is None:
+            group = node.attrs.get('__ctx_group__')
+            places[node.name] = (group2ctx or {}).get(group, ctx)
+    return places
 
 
 def _from_buffer(shared_buffer, name, shape, dtype, ctx):
