@@ -2,6 +2,7 @@
 the string attributes that symbols store (MXNet keeps every operator parameter as its
 Python ``str()``)."""
 import ast
+import ctypes
 import os
 
 import numpy as np
@@ -9,7 +10,7 @@ import numpy as np
 __all__ = ['MXNetError', 'NotImplementedForSymbol', 'NotSupportedForSparseNDArray',
            'string_types', 'numeric_types', 'integer_types', 'mx_real_t', 'py_str',
            'data_dir', 'data_dir_default', 'parse_bool', 'parse_int', 'parse_float', 'parse_tuple', 'parse_optional',
-           'parse_dtype', 'attr_str']
+           'parse_dtype', 'attr_str', 'NDArrayHandle']
 
 string_types = (str,)
 numeric_types = (float, int, np.generic)
@@ -17,6 +18,10 @@ integer_types = (int, np.integer)
 
 
 mx_real_t = np.float32
+
+# what an NDArray turns into under ctypes (``ctypes.cast(arr, NDArrayHandle)``, as MXNet's
+# monitor callbacks do); ``NDArray(handle)`` turns it back
+NDArrayHandle = ctypes.c_void_p
 
 
 class MXNetError(RuntimeError):

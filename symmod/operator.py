@@ -21,15 +21,22 @@ Examples
 >>> mx.nd.Custom(mx.nd.zeros((2,)), op_type='my_sigmoid').asnumpy()
 array([0.5, 0.5], dtype=float32)
 """
+import ctypes
+
 import numpy as np
 
-from .base import MXNetError
+from .base import MXNetError, NDArrayHandle
 from .ndarray.ndarray import NDArray
 from .ops import registry as _op_registry
 from .ops import custom as _custom
+from .ops.describe import OperatorArguments, operator_arguments as _operator_arguments
 
+# MXNet's operator module has no __all__: ``from mxnet.operator import *`` also hands out
+# what it imports, and MXNet's own monitor callbacks rely on ctypes / NDArrayHandle /
+# NDArray from there
 __all__ = ['CustomOp', 'CustomOpProp', 'register', 'get_all_registered_operators',
-           'PythonOp', 'NumpyOp', 'NDArrayOp']
+           'PythonOp', 'NumpyOp', 'NDArrayOp',
+           'OperatorArguments', 'get_operator_arguments', 'NDArray', 'NDArrayHandle', 'ctypes']
 
 
 class CustomOp:
@@ -281,6 +288,23 @@ def get_all_registered_operators():
     list of str
     """
     return _op_registry.list_operators()
+
+
+def get_operator_arguments(op_name):
+    """The array inputs and parameters of operator ``op_name``.
+
+    Parameters
+    ----------
+    op_name : str
+        A registered operator name.
+
+    Returns
+    -------
+    OperatorArguments
+        ``(narg, names, types)``: the input names then the parameter names, with MXNet's
+        type strings (``'NDArray-or-Symbol'``, ``'int, required'``, ...).
+    """
+    return _operator_arguments(op_name)
 
 
 from .python_op import PythonOp, NumpyOp, NDArrayOp  # noqa: E402,F401  (deprecated API)

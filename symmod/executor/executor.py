@@ -197,9 +197,15 @@ class Executor:
             report = self._monitor
         if self._monitor_all:
             names = op.monitor_input_names()
-            for name, array in zip(names, list(ins) + list(aux or ())):
+            for j, (name, array) in enumerate(zip(names, list(ins) + list(aux or ()))):
+                source = node.inputs[j][0]
+                if source.op is None and not self._monitor_op_names:
+                    # the graph executor names a variable input by itself first
+                    report(source.name.encode('utf-8'), self._as_ndarray(array))
                 report(('%s_%s' % (node.name, name)).encode('utf-8'), self._as_ndarray(array))
-        for i, array in enumerate(outs[:op.num_visible_outputs()]):
+        # the graph executor reports hidden outputs too (LRN's tmp_norm); op hooks do not
+        shown = op.num_visible_outputs() if self._monitor_op_names else len(outs)
+        for i, array in enumerate(outs[:shown]):
             report(node.output_name(i).encode('utf-8'), self._as_ndarray(array))
 
     def _as_ndarray(self, array):
@@ -213,7 +219,7 @@ class Executor:
         else:
             names = ['%s_backward_output%d' % (node.name, i) for i in range(len(in_grad))]
         for name, array in zip(names, in_grad):
-            self._monitor(name.encode('utf-8'), NDArray(array, self._ctx))
+            self._monitor(name.encode('utf-8'), self._as_ndarray(array))
 
     # ---- dictionaries -----------------------------------------------------------------------
     @staticmethod
@@ -300,7 +306,11 @@ class Executor:
             New shapes of inputs by name.
         """
         from .bind import reshape_arrays
-        return reshape_arrays(self, partial_shaping, allow_up_sizing, kwargs)
+        executor = reshape_arrays(self, partial_shaping, allow_up_sizing, kwargs)
+        # the reshaped executor keeps the monitor, as MXNet's does
+        executor._monitor, executor._monitor_all, executor._monitor_op_names = \
+            self._monitor, self._monitor_all, self._monitor_op_names
+        return executor
 
     def get_optimized_symbol(self):
         """The graph the executor runs (after common subexpression elimination)."""

@@ -5,6 +5,9 @@ the first axis and ``reshape`` give views, ``a[:] = b`` writes in place. On GPU
 the storage is a numba device array. Arithmetic goes through the operator
 registry (``broadcast_add``, ``_plus_scalar`` ...), so autograd can record it.
 """
+import ctypes
+import weakref
+
 import numpy as np
 
 from ..base import MXNetError, numeric_types, integer_types
@@ -37,6 +40,22 @@ def _as_dtype(dtype, default=mx_real_t):
     return np.dtype(default if dtype is None else dtype)
 
 
+_HANDLES = weakref.WeakValueDictionary()
+
+
+def _from_handle(handle, writable):
+    """The storage and context of the live NDArray behind a ctypes handle."""
+    source = _HANDLES.get(handle.value)
+    if source is None:
+        raise MXNetError('NDArray handle %s does not belong to a live symmod NDArray'
+                         % handle.value)
+    data = source._data
+    if not writable and isinstance(data, np.ndarray):
+        data = data.view()
+        data.flags.writeable = False
+    return data, source._ctx
+
+
 class NDArray:
     """An array on a device context (numpy-backed on CPU).
 
@@ -46,9 +65,11 @@ class NDArray:
     __slots__ = ('_data', '_ctx', '_grad', '_grad_req', '_ag_entry', '_ag_name', '__weakref__')
     __array_priority__ = 1000.0
 
-    def __init__(self, data, ctx=None):
+    def __init__(self, data, ctx=None, writable=True):
         if data is None:   # unpickling path: NDArray(None) then __setstate__
             data = np.empty((0,), dtype=mx_real_t)
+        elif type(data) is ctypes.c_void_p:     # pylint: disable=unidiomatic-typecheck
+            data, ctx = _from_handle(data, writable)
         self._data = data
         self._ctx = current_context() if ctx is None else ctx
         self._grad = None
@@ -93,6 +114,13 @@ class NDArray:
     def handle(self):
         """The underlying storage (numpy array on CPU)."""
         return self._data
+
+    @property
+    def _as_parameter_(self):
+        # ctypes' view of the array (ctypes.cast(arr, NDArrayHandle)); NDArray(handle)
+        # resolves it back while the array lives
+        _HANDLES[id(self)] = self
+        return ctypes.c_void_p(id(self))
 
     @property
     def T(self):

@@ -2,6 +2,7 @@
 callback reports over one forward and backward pass of a small network (run with
 /work/mxnet-venv/bin/python)."""
 import json
+import os
 import pathlib
 
 import mxnet as mx
@@ -25,7 +26,19 @@ def main():
     exe.forward(is_train=True)
     exe.backward()
     mx.nd.waitall()
-    OUT.write_text(json.dumps({'forward_backward': seen}, indent=1) + '\n')
+    result = {'forward_backward': seen}
+    os.environ['MXNET_SUBGRAPH_BACKEND'] = 'NONE'     # MKLDNN would rename fused nodes
+    data = mx.sym.Variable('data', shape=(2, 3, 4, 4))
+    for key, sym in (('conv', mx.sym.Convolution(data, kernel=(2, 2), num_filter=1, name='conv')),
+                     ('concat', mx.sym.concat(data, data, dim=0, name='concat')),
+                     ('lrn', mx.sym.LRN(data, nsize=1, name='lrn'))):
+        names = []
+        exe = sym.simple_bind(mx.cpu(), grad_req='null')
+        exe.set_monitor_callback(lambda name, arr: names.append(mx.base.py_str(name)), True)
+        exe.forward()
+        mx.nd.waitall()
+        result['all/' + key] = names
+    OUT.write_text(json.dumps(result, indent=1) + '\n')
 
 
 if __name__ == '__main__':
