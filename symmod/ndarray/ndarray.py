@@ -700,9 +700,12 @@ def _ctx(ctx):
 
 
 def _shape(shape):
-    if isinstance(shape, integer_types):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
+    shape = (int(shape),) if isinstance(shape, integer_types) else tuple(int(s) for s in shape)
+    if any(d < 0 for d in shape):
+        raise MXNetError('cannot create an array of shape %s: dimensions must be non-negative '
+                         '(an unknown dimension, -1 or 0, is for graphs, whose shape '
+                         'inference fills it)' % (shape,))
+    return shape
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):

@@ -51,8 +51,13 @@ class diag(Operator):
             side = data[0] + abs(self.k)
             return [data], [unify((side, side), out_shapes[0])], []
         a1, a2 = self._axes(len(data))
+        rows, cols = data[a1], data[a2]
+        if (cols if self.k > 0 else rows) and min(rows, cols) and \
+                min(rows + min(self.k, 0), cols - max(self.k, 0)) < 0:
+            raise ShapeError('diag: diagonal k=%d does not exist in a %d x %d matrix'
+                             % (self.k, rows, cols))
         rest = tuple(d for i, d in enumerate(data) if i not in (a1, a2))
-        out = rest + (self._length(data[a1], data[a2]),)
+        out = rest + (self._length(rows, cols),)
         return [data], [unify(out, out_shapes[0])], []
 
     def _diag_index(self, rows, cols):

@@ -37,8 +37,10 @@ class _Init(Operator):
         return []
 
     def _shape(self):
-        # MXNet's legacy shape rules: a 0 in ``shape`` means "unknown"
-        shape = tuple(self.shape)
+        # MXNet's legacy shape rules: a 0 in ``shape`` means "unknown", and so does -1
+        # (NumPy-shape semantics' unknown); graph inference fills them from where the
+        # array is used
+        shape = tuple(0 if d < 0 else d for d in self.shape)
         return shape if shape else None
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):

@@ -52,6 +52,18 @@ def test_diag_numpy_and_gradient(shape, params):
     _gradient(mx.sym.diag(mx.sym.var('data'), **params), [x])
 
 
+# MXNet 1.9.1 on a 3 x 5 matrix: k in [-3, 5] gives (possibly empty) diagonals, beyond
+# that "Diagonal does not exist."
+@pytest.mark.parametrize('k, length', [(3, 2), (5, 0), (-3, 0), (6, None), (-4, None)])
+def test_diag_offsets_beyond_the_matrix_are_errors(k, length):
+    x = mx.nd.ones((3, 5))
+    if length is None:
+        with pytest.raises(mx.MXNetError, match='does not exist'):
+            mx.nd.diag(x, k=k)
+    else:
+        assert mx.nd.diag(x, k=k).shape == (length,)
+
+
 def test_moments_and_cumsum_gradients():
     x = RNG.randn(3, 4, 2)
     mean, var = mx.nd.moments(mx.nd.array(x, dtype='float64'), axes=(0, 2))
