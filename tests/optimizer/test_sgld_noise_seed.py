@@ -24,3 +24,21 @@ def test_sgld_noise_is_mx_random_normal_after_the_same_seed(dtype, multi_precisi
     expected += -lr / 2 * (grad.asnumpy() + wd * expected) + noise
     tol = 1e-2 if dtype == 'float16' else 1e-5
     np.testing.assert_allclose(weight.asnumpy(), expected, rtol=tol, atol=tol)
+
+
+def test_the_noise_advances_mx_random_and_a_reseed_restarts_it():
+    lr = 0.25
+    opt = mx.optimizer.SGLD(learning_rate=lr)
+    weight, grad = mx.nd.zeros((4, 3)), mx.nd.zeros((4, 3))
+    mx.random.seed(7)
+    opt.update(0, weight, grad, None)
+    mx.random.seed(7)
+    first = mx.random.normal(0, math.sqrt(lr), shape=(4, 3), dtype='float64').asnumpy()
+    second = mx.random.normal(0, math.sqrt(lr), shape=(4, 3), dtype='float64').asnumpy()
+    np.testing.assert_allclose(weight.asnumpy(), first, rtol=1e-5, atol=1e-6)
+    # what mx.random draws after the update is what follows the noise, as in MXNet
+    mx.random.seed(7)
+    weight[:] = 0
+    opt.update(0, weight, grad, None)
+    after = mx.random.normal(0, math.sqrt(lr), shape=(4, 3), dtype='float64').asnumpy()
+    np.testing.assert_allclose(after, second, rtol=1e-6)
