@@ -224,6 +224,7 @@ class SoftmaxActivation(Operator):
     params = (Param('mode', choice('instance', 'channel'), 'instance',
                     'Softmax per instance or per channel.'),)
     backward_uses_inputs = False
+    names_inputs = False       # no FListInputNames in MXNet: monitors see input0
 
     def _view(self, a):
         """``a`` as (rows, classes, positions): the softmax runs over axis 1."""

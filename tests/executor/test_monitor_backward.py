@@ -49,12 +49,15 @@ def test_backward_without_monitor_reports_nothing():
     assert seen == []
 
 
-@pytest.mark.parametrize('key', ['conv', 'concat', 'lrn'])
+@pytest.mark.parametrize('key', ['conv', 'concat', 'lrn', 'softmax_activation', 'upsampling'])
 def test_monitor_all_names_variables_and_hidden_outputs_as_mxnet(key):
     data = mx.sym.Variable('data', shape=(2, 3, 4, 4))
     sym = {'conv': lambda: mx.sym.Convolution(data, kernel=(2, 2), num_filter=1, name='conv'),
            'concat': lambda: mx.sym.concat(data, data, dim=0, name='concat'),
-           'lrn': lambda: mx.sym.LRN(data, nsize=1, name='lrn')}[key]()
+           'lrn': lambda: mx.sym.LRN(data, nsize=1, name='lrn'),
+           'softmax_activation': lambda: mx.sym.SoftmaxActivation(data, name='sa'),
+           'upsampling': lambda: mx.sym.UpSampling(data, scale=2, sample_type='nearest',
+                                                   name='up')}[key]()
     names = []
     exe = sym.simple_bind(mx.cpu(), grad_req='null')
     exe.set_monitor_callback(lambda name, arr: names.append(mx.base.py_str(name)), True)

@@ -31,7 +31,10 @@ def main():
     data = mx.sym.Variable('data', shape=(2, 3, 4, 4))
     for key, sym in (('conv', mx.sym.Convolution(data, kernel=(2, 2), num_filter=1, name='conv')),
                      ('concat', mx.sym.concat(data, data, dim=0, name='concat')),
-                     ('lrn', mx.sym.LRN(data, nsize=1, name='lrn'))):
+                     ('lrn', mx.sym.LRN(data, nsize=1, name='lrn')),
+                     ('softmax_activation', mx.sym.SoftmaxActivation(data, name='sa')),
+                     ('upsampling', mx.sym.UpSampling(data, scale=2, sample_type='nearest',
+                                                      name='up'))):
         names = []
         exe = sym.simple_bind(mx.cpu(), grad_req='null')
         exe.set_monitor_callback(lambda name, arr: names.append(mx.base.py_str(name)), True)
