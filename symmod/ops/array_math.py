@@ -338,8 +338,9 @@ class _unravel_index(_RavelBase):
     def forward(self, is_train, req, in_data, out_data, aux):
         flat = in_data[0].astype(np.int64)
         rows = []
-        for dim in reversed(self.shape):
-            rows.append(flat % dim)
+        for i, dim in reversed(list(enumerate(self.shape))):
+            # a leading -1 (unknown size) takes whatever the later dims leave
+            rows.append(flat if i == 0 and dim == -1 else flat % dim)
             flat = flat // dim
         store_from(out_data[0], req[0], np.stack(rows[::-1]).astype(out_data[0].dtype))
 

@@ -393,6 +393,7 @@ class Argmax(_Search):
     array([2., 2.], dtype=float32)
     """
     name = 'argmax'
+    zero_gradient = True
     search = staticmethod(np.argmax)
 
 
@@ -406,6 +407,7 @@ class Argmin(_Search):
     array([0., 0., 0.], dtype=float32)
     """
     name = 'argmin'
+    zero_gradient = True
     search = staticmethod(np.argmin)
 
 

@@ -109,6 +109,17 @@ def test_ravel_unravel_round_trip():
         mx.nd.ravel_multi_index(mx.nd.ones((2, 3)), shape=shape)
 
 
+def test_unravel_index_with_unknown_leading_dim():
+    # MXNet: a leading -1 takes the rest of the index (no wrap-around)
+    flat = np.array([5, 6, 13, 29])
+    for shape in [(-1, 5), (-1, 2, 5)]:
+        got = mx.nd.unravel_index(mx.nd.array(flat), shape=shape).asnumpy()
+        want = np.stack(np.unravel_index(flat, (100,) + shape[1:]))
+        np.testing.assert_array_equal(got, want)
+    back = mx.nd.ravel_multi_index(mx.nd.array(want), shape=(-1, 2, 5)).asnumpy()
+    np.testing.assert_array_equal(back, flat)
+
+
 def test_fill_element_0index_and_its_gradient():
     lhs = RNG.randn(4, 3)
     mhs = RNG.randn(4)
