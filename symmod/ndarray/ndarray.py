@@ -805,12 +805,13 @@ def from_numpy(ndarray, zero_copy=True):
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=mx_real_t):
     """Evenly spaced values in ``[start, stop)``, each repeated ``repeat`` times."""
-    if stop is None:
-        start, stop = 0, start
-    host = np.arange(start, stop, step, dtype=np.float64)
-    if repeat > 1:
-        host = np.repeat(host, repeat)
-    return array(host.astype(np.dtype(dtype)), ctx=ctx, dtype=dtype)
+    if infer_range is not None:
+        import warnings
+        warnings.warn('`infer_range` argument has been deprecated', DeprecationWarning)
+    # the operator casts start and step to dtype first, as MXNet does
+    out = _op('_arange')(start=start, stop=stop, step=step, repeat=repeat, infer_range=False,
+                         dtype=dtype)
+    return out if ctx is None else out.as_in_context(ctx)
 
 
 def concat(*arrays, **kwargs):

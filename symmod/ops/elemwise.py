@@ -13,8 +13,8 @@ from .common import store, zero_grad
 from .registry import Operator, Param, register, REQUIRED
 
 __all__ = ['BinaryMath', 'BinaryOperator', 'declare_binary', 'quiet', 'is_integer',
-           'as_scalar', 'divide', 'power', 'modulo', 'hypot', 'pass_grad', 'mod_rhs_grad',
-           'power_lhs_grad', 'hypot_grad']
+           'as_scalar', 'divide', 'power', 'modulo', 'hypot', 'pass_grad', 'mod_lhs_grad',
+           'mod_rhs_grad', 'power_lhs_grad', 'hypot_grad']
 
 
 # ---- helpers shared by the elementwise families --------------------------------------
@@ -144,14 +144,27 @@ def _by_rhs(a, b, dy, out):
     return np.divide(dy, b, out=out)
 
 
+def _zeros_like(dy, out):
+    if out is None:
+        return np.zeros_like(dy)
+    out[...] = 0
+    return out
+
+
+def mod_lhs_grad(a, b, dy, out):
+    """Gradient of ``a mod b`` with respect to ``a``: ``dy``; zero for integer types (MXNet
+    defines the modulo gradients for floating types only)."""
+    return _zeros_like(dy, out) if is_integer(dy.dtype) else pass_grad(a, b, dy, out)
+
+
 @quiet
 def mod_rhs_grad(a, b, dy, out):
-    """Gradient of ``a mod b`` with respect to ``b``: ``-dy * floor(a / b)``."""
-    if is_integer(np.result_type(a, b)):
-        grad = np.floor_divide(a, b, out=out)
-    else:
-        grad = np.divide(a, b, out=out)
-        np.floor(grad, out=grad)
+    """Gradient of ``a mod b`` with respect to ``b``: ``-dy * floor(a / b)``; zero for
+    integer types (as in MXNet)."""
+    if is_integer(dy.dtype):
+        return _zeros_like(dy, out)
+    grad = np.divide(a, b, out=out)
+    np.floor(grad, out=grad)
     grad *= dy
     return np.negative(grad, out=grad)
 
@@ -195,7 +208,7 @@ ADD = BinaryMath(np.add, pass_grad, pass_grad, uses_inputs=False)
 SUB = BinaryMath(np.subtract, pass_grad, _negate, uses_inputs=False)
 MUL = BinaryMath(np.multiply, _times_rhs, _times_lhs)
 DIV = BinaryMath(divide, _by_rhs, _div_rhs)
-MOD = BinaryMath(modulo, pass_grad, mod_rhs_grad)
+MOD = BinaryMath(modulo, mod_lhs_grad, mod_rhs_grad)
 POWER = BinaryMath(power, power_lhs_grad, _power_rhs)
 # maximum: ties send the gradient to the left operand; minimum likewise
 MAXIMUM = BinaryMath(np.maximum, _masked(np.greater_equal, True), _masked(np.greater, False))

@@ -163,7 +163,8 @@ class _arange(_Init):
         out = out_data[0]
         dtype = out.dtype
         if np.issubdtype(dtype, np.unsignedinteger):
-            start, step = dtype.type(int(self.start)), dtype.type(int(self.step))
+            # through a signed integer, wrapping around like MXNet's C++ casts
+            start, step = np.array([int(self.start), int(self.step)]).astype(dtype)
         else:
             start, step = dtype.type(self.start), dtype.type(self.step)
         positions = (np.arange(out.size, dtype=np.int64) // self.repeat).astype(dtype)

@@ -141,6 +141,10 @@ def _g_rdiv(x, y, s, dy, out):
     return np.negative(grad, out=grad)
 
 
+def _g_mod(x, y, s, dy, out):
+    return ew.mod_lhs_grad(None, None, dy, out)
+
+
 def _g_rmod(x, y, s, dy, out):
     return ew.mod_rhs_grad(s, x, dy, out)
 
@@ -183,7 +187,7 @@ _scalar('_div_scalar', ('_DivScalar',), divide, _g_div, None,
         'Divides by a scalar: ``data / scalar`` (integers truncate).')
 _scalar('_rdiv_scalar', ('_RDivScalar',), _rdiv, _g_rdiv, 'input',
         'Divides a scalar by the data: ``scalar / data``.')
-_scalar('_mod_scalar', ('_ModScalar',), modulo, _g_pass, None,
+_scalar('_mod_scalar', ('_ModScalar',), modulo, _g_mod, None,
         '``data`` modulo a scalar, with the sign of the scalar.')
 _scalar('_rmod_scalar', ('_RModScalar',), _rmod, _g_rmod, 'input',
         'A scalar modulo ``data``, with the sign of ``data``.')

@@ -68,6 +68,19 @@ def test_arange_errors():
         mx.nd._internal._arange(start=0, stop=3, repeat=0)
 
 
+def test_nd_arange_casts_start_and_step_to_the_dtype_first():
+    # values from MXNet 1.9.1: int(1.3) = 1 is the start and the step; uint8 wraps around
+    assert mx.nd.arange(1.3, 10, 1.3, dtype='int32').asnumpy().tolist() == [1, 2, 3, 4, 5, 6, 7]
+    assert mx.nd.arange(1.3, 10, 1.3, repeat=2, dtype='int32').asnumpy().tolist() == \
+        [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7]
+    np.testing.assert_array_equal(mx.nd.arange(50, -50, -2, dtype='uint8').asnumpy(),
+                                  np.arange(50, -50, -2) % 256)
+    with pytest.raises(MXNetError, match='invalid range'):
+        mx.nd.arange(50, -50, 2)
+    with pytest.warns(DeprecationWarning, match='infer_range'):
+        mx.nd.arange(3, infer_range=False)
+
+
 def test_arange_infer_range_takes_length_from_output():
     sym = mx.sym.Variable('x') + mx.sym._internal._arange(start=1, step=2, infer_range=True)
     _, outs, _ = sym.infer_shape(x=(4,))
