@@ -39,6 +39,7 @@ from . import sampling
 from . import crop
 from . import roi
 from . import roi_align
+from . import rroi_align
 from . import correlation
 from . import heads
 from . import bbox

@@ -173,6 +173,8 @@ SAMPLES = {
     '_contrib_interleaved_matmul_encdec_valatt': ({'heads': 1}, [(3, 1, 4), (1, 2, 3)]),
     '_contrib_ROIAlign': ({'pooled_size': (1, 1), 'spatial_scale': 1.0},
                           [(1, 1, 3, 3), np.array([[0., 0., 0., 2., 2.]])]),
+    '_contrib_RROIAlign': ({'pooled_size': (1, 1), 'spatial_scale': 1.0},
+                           [(1, 1, 3, 3), np.array([[0., 1., 1., 2., 2., 30.]])]),
     '_contrib_PSROIPooling': ({'spatial_scale': 1.0, 'output_dim': 1, 'pooled_size': 1},
                               [(1, 1, 3, 3), np.array([[0., 0., 0., 2., 2.]])]),
     'amp_multicast': ({'num_outputs': 2}, [(2, 3), (2, 3)]),
@@ -192,7 +194,8 @@ NO_ARGUMENTS = {'_arange', '_eye', '_full', '_ones', '_zeros', '_zeros_without_d
 # gradient at all, only an all-'null' binding (forward) is possible
 NEVER_GRAD = {'Embedding': {0}, '_contrib_SparseEmbedding': {0}, 'softmax_cross_entropy': {1},
               'argmax_channel': None, 'batch_take': None, '_contrib_allclose': None,
-              'khatri_rao': None, 'all_finite': None, 'multi_all_finite': None}
+              'khatri_rao': None, 'all_finite': None, 'multi_all_finite': None,
+              '_contrib_RROIAlign': None}
 # outputs sized by input values: they run imperatively only, no bound graph to test
 DYNAMIC_SHAPE = {'_contrib_boolean_mask'}
 # operators defined for csr inputs only (tests/ops/test_sparse_ops.py binds them)

@@ -14,8 +14,9 @@ TESTED_OPS = {'GridGenerator', 'BilinearSampler', 'SpatialTransformer', 'Crop', 
               'Correlation', 'SVMOutput', 'IdentityAttachKLSparseReg', '_contrib_ROIAlign',
               '_contrib_PSROIPooling', '_contrib_BilinearResize2D',
               '_contrib_AdaptiveAvgPooling2D',
-              '_contrib_DeformableConvolution', '_contrib_ModulatedDeformableConvolution'}
-RECORDED = TESTED_OPS | {'contrib.ROIAlign', 'contrib.PSROIPooling', 'contrib.BilinearResize2D',
+              '_contrib_DeformableConvolution', '_contrib_ModulatedDeformableConvolution',
+              '_contrib_RROIAlign'}
+RECORDED = TESTED_OPS | {'contrib.ROIAlign', 'contrib.RROIAlign', 'contrib.PSROIPooling', 'contrib.BilinearResize2D',
                          'contrib.AdaptiveAvgPooling2D', 'contrib.DeformableConvolution',
                          'contrib.ModulatedDeformableConvolution'}
 REFERENCE = 'ops_vision_reference.npz'
@@ -181,3 +182,14 @@ def test_deformable_convolution_numeric_gradient(modulated):
     if modulated:
         location['mask'] = RNG.uniform(0.2, 1, (1, 8, 4, 2))
     _check_gradient(sym, location)
+
+
+def test_rroi_align_has_no_backward_and_checks_its_rois():
+    sym = mx.sym.contrib.RROIAlign(mx.sym.var('data'), mx.sym.var('rois'), pooled_size=(2, 2),
+                                   spatial_scale=1.0)
+    exe = sym.simple_bind(mx.cpu(), data=(1, 2, 4, 4), rois=(1, 6))
+    exe.forward(is_train=True, data=RNG.randn(1, 2, 4, 4), rois=np.array([[0, 2, 2, 2, 2, 45]]))
+    with pytest.raises(mx.MXNetError, match='RROIAlign: Backward is not supported'):
+        exe.backward(mx.nd.ones((1, 2, 2, 2)))
+    with pytest.raises(mx.MXNetError, match=r'rois must be \(num_rois, 6\)'):
+        sym.infer_shape(data=(1, 2, 4, 4), rois=(1, 5))

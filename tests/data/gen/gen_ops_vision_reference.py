@@ -121,6 +121,15 @@ def build_cases():
          {'data': uniform(0.05, 0.95, 6, 4)},
          aux={'moving_avg': np.array([0.3, 0.5, 0.1, 0.7], np.float32)})
 
+    # rotated rois [batch, cx, cy, w, h, degrees]; MXNet 1.9.1 has no RROIAlign backward
+    rrois = np.array([[0, 3.1, 4.2, 5.5, 2.5, 30], [1, 6, 2.5, 9, 4.1, 125.4],
+                      [0, 1.2, 7.9, 1.6, 12, -60], [1, 8.5, 8.5, 0.4, 0.7, 0]], np.float32)
+    case('rroialign', 'contrib.RROIAlign', {'pooled_size': (2, 3), 'spatial_scale': 1.0},
+         {'data': feat, 'rois': rrois}, backward=False)
+    case('rroialign_ratio2', 'contrib.RROIAlign', {'pooled_size': (3, 2), 'spatial_scale': 0.5,
+                                                   'sampling_ratio': 2},
+         {'data': feat, 'rois': rrois}, backward=False)
+
 
 if __name__ == '__main__':
     build_cases()
