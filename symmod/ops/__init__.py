@@ -40,6 +40,7 @@ from . import crop
 from . import roi
 from . import roi_align
 from . import rroi_align
+from . import proposal
 from . import correlation
 from . import heads
 from . import bbox

@@ -1,7 +1,7 @@
 """Record MXNet 1.9.1's results for the contrib operators (tests/ops/test_bbox.py,
 test_multibox.py, test_contrib_ops.py): box_nms, box_iou, bipartite_matching,
 box_encode/decode, MultiBoxPrior/Target/Detection, quadratic, gradientmultiplier,
-round_ste/sign_ste, khatri_rao, index_copy, ...
+round_ste/sign_ste, khatri_rao, index_copy, Proposal/MultiProposal, ...
 
 Run with the real MXNet (not part of the test suite):
 
@@ -192,10 +192,33 @@ def quantization_attention_cases():
          {'keys_values': kv, 'attention': randn(heads * 3, 4, 6)})
 
 
+def proposal_cases():
+    cls_prob = uniform(0, 1, 3, 18, 6, 7)
+    bbox_pred = randn(3, 36, 6, 7) * 0.3
+    im_info = np.array([[90, 100, 0.8], [60, 112, 1.0], [96, 70, 0.6]], np.float32)
+    anchors = {'feature_stride': 16, 'scales': (2, 4, 8), 'ratios': (0.5, 1, 2),
+               'threshold': 0.6, 'rpn_min_size': 10}
+    batch = {'cls_prob': cls_prob, 'bbox_pred': bbox_pred, 'im_info': im_info}
+    case('multi_proposal', 'contrib.MultiProposal',
+         dict(anchors, rpn_pre_nms_top_n=100, rpn_post_nms_top_n=20, output_score=True),
+         batch, backward=False)
+    case('multi_proposal_all_iou', 'contrib.MultiProposal',
+         dict(anchors, rpn_pre_nms_top_n=-1, rpn_post_nms_top_n=50, iou_loss=True),
+         batch, backward=False)
+    one = {k: v[:1] for k, v in batch.items()}
+    case('proposal', 'contrib.Proposal',
+         dict(anchors, rpn_pre_nms_top_n=30, rpn_post_nms_top_n=40, output_score=True),
+         one, backward=False)
+    case('proposal_defaults', 'contrib.Proposal', {},
+         {'cls_prob': uniform(0, 1, 1, 24, 4, 5), 'bbox_pred': randn(1, 48, 4, 5) * 0.2,
+          'im_info': np.array([[60, 75, 1.5]], np.float32)}, backward=False)
+
+
 if __name__ == '__main__':
     bbox_cases()
     multibox_cases()
     misc_cases()
     amp_cases()
     quantization_attention_cases()
+    proposal_cases()
     write(OUT)
