@@ -94,6 +94,16 @@ def sigmoid(x, out=None):
     return np.reciprocal(y, out=y)
 
 
+def _exp(x, out=None):
+    """``e ** x``; float32 through a float64 loop, correctly rounded like the C library's
+    ``expf`` MXNet calls (numpy's float32 SIMD loop is 1 ulp off for ~40% of inputs)."""
+    if x.dtype == np.float32:
+        if out is None:
+            out = np.empty_like(x)
+        return np.exp(x, out=out, dtype=np.float64, casting='unsafe')
+    return np.exp(x, out=out)
+
+
 def _softsign(x, out=None):
     denom = np.abs(x)
     denom += 1
@@ -358,7 +368,7 @@ _unary('cbrt', ('_sparse_cbrt',), np.cbrt, _over(_den_cbrt, 'y'), 'output', 'Cub
        inplace=True)
 _unary('rcbrt', (), _reciprocal_of(np.cbrt), _over(_den_rcbrt, 'x', negate=True), 'input',
        'Reciprocal cube root: ``1 / cbrt(x)``.')
-_unary('exp', ('_sparse_exp',), np.exp, _times(_copy, 'y'), 'output',
+_unary('exp', ('_sparse_exp',), _exp, _times(_copy, 'y'), 'output',
        'Exponential: ``e ** x``.', inplace=True)
 _unary('log', ('_sparse_log',), np.log, _over(_copy, 'x'), 'input', 'Natural logarithm.')
 _unary('log10', ('_sparse_log10',), np.log10, _over(_den_times(math.log(10.0)), 'x'), 'input',

@@ -235,3 +235,14 @@ def test_declared_inplace_ops_can_write_over_their_input(op):
     aliased = x.copy()
     inst.forward(True, ['write'], [aliased], [aliased], [])
     np.testing.assert_array_equal(aliased, expected)
+
+
+def test_float32_exp_is_correctly_rounded():
+    # MXNet calls the C library's expf: exp(1) is 2.7182817 (numpy's float32 loop: 2.718282)
+    assert mx.nd.exp(mx.nd.ones(1)).asnumpy()[0] == np.float32(2.7182817)
+    x = np.random.RandomState(3).uniform(-20, 20, 10000).astype(np.float32)
+    want = np.exp(x.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(mx.nd.exp(mx.nd.array(x)).asnumpy(), want)
+    inplace = x.copy()
+    registry.get('exp')({}).forward(False, ['write'], [inplace], [inplace], [])
+    np.testing.assert_array_equal(inplace, want)
