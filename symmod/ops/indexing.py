@@ -60,10 +60,8 @@ def _bound(idx, size, mode):
     return np.mod(idx, size, out=idx)
 
 
-def _zero_index_grad(req, in_grad, opname):
-    if req[1] == 'add':
-        raise MXNetError("%s: the gradient of the indices cannot be accumulated (grad_req 'add')"
-                         % opname)
+def _zero_index_grad(req, in_grad):
+    # 'add' (the executor summing the gradients of an index read twice) adds zero
     if req[1] == 'write':
         in_grad[1].fill(0)
 
@@ -118,7 +116,7 @@ class take(Operator):
             out += np.take(a.reshape(outer, size, inner), idx, axis=1)
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-        _zero_index_grad(req, in_grad, 'take')
+        _zero_index_grad(req, in_grad)
         if req[0] == 'null':
             return
         grad = in_grad[0]
@@ -192,7 +190,7 @@ class pick(Operator):
         copy_into(out_data[0], data.reshape(-1)[pos].reshape(out_data[0].shape), req[0])
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-        _zero_index_grad(req, in_grad, 'pick')
+        _zero_index_grad(req, in_grad)
         if req[0] == 'null':
             return
         grad = in_grad[0]
@@ -355,7 +353,7 @@ class gather_nd(Operator):
             out += table[rows]
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-        _zero_index_grad(req, in_grad, 'gather_nd')
+        _zero_index_grad(req, in_grad)
         if req[0] == 'null':
             return
         grad, indices = in_grad[0], in_data[1]
@@ -405,7 +403,7 @@ class scatter_nd(Operator):
             out_data[0] += out
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-        _zero_index_grad(req, in_grad, 'scatter_nd')
+        _zero_index_grad(req, in_grad)
         if req[0] == 'null':
             return
         ograd, indices = out_grad[0], in_data[1]

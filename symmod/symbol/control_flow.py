@@ -25,10 +25,19 @@ def _single_outputs(symbol):
 
 
 def _group(outputs):
-    """The graph of ``outputs``; an output that is a variable itself (a state passed on
-    unchanged) goes through an identity so that its gradient reaches the variable."""
+    """The graph of ``outputs``. An output that is a variable itself (a state passed on
+    unchanged), or that repeats an earlier output (a step output that is also the new
+    state), goes through an identity, so that each has a head gradient of its own which
+    reaches the variable (a graph listing one output twice keeps only one)."""
     from .symbol import _FUNCS
-    return Group([_FUNCS['_copy'](s) if s._outputs[0][0].op is None else s for s in outputs])
+    seen, group = set(), []
+    for s in outputs:
+        node, index = s._outputs[0][:2]
+        if node.op is None or (id(node), index) in seen:
+            s = _FUNCS['_copy'](s)
+        seen.add((id(node), index))
+        group.append(s)
+    return Group(group)
 
 
 def _body_graph(outputs, loop_vars):

@@ -169,3 +169,22 @@ def test_body_output_that_is_also_a_state_gets_both_gradients():
                                [[3.4444447, 5.333333], [0, 1.4444444], [0, 0.6666667]],
                                rtol=1e-5)
     np.testing.assert_allclose(exe.grad_dict['s'].asnumpy(), [0, 1.7777777], rtol=1e-5)
+def test_foreach_output_that_is_also_the_state_gets_both_gradients():
+    # body returns one symbol as step output and new state; MXNet 1.9.1's numbers
+    data = mx.nd.arange(6).reshape((3, 2))
+    init = mx.nd.arange(2)
+    ograd = mx.nd.array([[1, 2], [3, 4], [5, 6]])
+    sgrad = mx.nd.array([0.5, -1])
+
+    def step(x, states):
+        out = x * 2 + states[0]
+        return out, [out]
+
+    outs, states = mx.sym.contrib.foreach(step, mx.sym.var('d'), [mx.sym.var('s')])
+    grads = {'d': mx.nd.zeros((3, 2)), 's': mx.nd.zeros(2)}
+    exe = mx.sym.Group([outs, states[0]]).bind(mx.cpu(), {'d': data, 's': init},
+                                               args_grad=grads)
+    exe.forward(is_train=True)
+    exe.backward([ograd, sgrad])
+    np.testing.assert_allclose(grads['s'].asnumpy(), [9.5, 11])
+    np.testing.assert_allclose(grads['d'].asnumpy(), [[19, 22], [17, 18], [11, 10]])

@@ -207,3 +207,16 @@ def test_scatter_nd():
     with pytest.raises(MXNetError, match='invalid data, indices, and output shape'):
         mx.sym.scatter_nd(mx.sym.Variable('d'), mx.sym.Variable('i'), shape=(4, 2)).infer_shape(
             d=(3, 5), i=(1, 3))
+
+
+def test_index_read_twice_sums_a_zero_gradient():
+    # an index variable that take and another operator read: the executor adds take's zero
+    # index gradient to the other one (MXNet 1.9.1 gives i.grad == 1, x.grad rows [0, 1])
+    i, x = mx.sym.var('i'), mx.sym.var('x')
+    exe = mx.sym.Group([mx.sym.take(x, i), i + 1]).bind(
+        mx.cpu(), {'i': mx.nd.array([1]), 'x': mx.nd.array([[1, 2], [3, 4]])},
+        args_grad={'i': mx.nd.ones(1), 'x': mx.nd.zeros((2, 2))})
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones((1, 2)), mx.nd.ones(1)])
+    np.testing.assert_array_equal(exe.grad_dict['i'].asnumpy(), [1])
+    np.testing.assert_array_equal(exe.grad_dict['x'].asnumpy(), [[0, 0], [1, 1]])
