@@ -1,5 +1,6 @@
 """Attribute scopes: ``with mx.AttrScope(ctx_group='dev1'):`` tags every symbol created inside."""
 import threading
+from collections import defaultdict
 
 __all__ = ['AttrScope', 'current']
 
@@ -13,6 +14,8 @@ class AttrScope:
         The attributes, e.g. ``ctx_group='stage1'``, ``lr_mult='0.1'``.
     """
     _current = threading.local()
+    # control-flow subgraph name -> how many were made (mx.sym.contrib.foreach & co.)
+    _subgraph_names = defaultdict(int)
 
     def __init__(self, **kwargs):
         for value in kwargs.values():

@@ -86,6 +86,12 @@ class _ControlFlow(Operator):
     def list_arguments(self):
         return ['data%d' % i for i in range(self.num_args)]
 
+    def list_outputs(self):
+        # nnvm's default names, as MXNet registers no output names for these operators
+        if self.num_outputs == 1:
+            return ['output']
+        return ['output%d' % i for i in range(self.num_outputs)]
+
 
 
 @register
@@ -104,8 +110,6 @@ class Foreach(_ControlFlow):
         self.body = _Body(_graph(self.subgraph))
         self._saved = None
 
-    def list_outputs(self):
-        return ['output%d' % i for i in range(self.num_outputs)]
 
     def _layout(self):
         n_data, n_state = len(self.in_data_locs), len(self.in_state_locs)
@@ -221,8 +225,6 @@ class WhileLoop(_ControlFlow):
         self.func = _Body(_graph(self.func_graph))
         self._saved = None
 
-    def list_outputs(self):
-        return ['output%d' % i for i in range(self.num_outputs)]
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
         shapes = [int_shape(s) for s in in_shapes]
@@ -297,8 +299,6 @@ class Cond(_ControlFlow):
         self.branches = (_Body(_graph(self.then_graph)), _Body(_graph(self.else_graph)))
         self._taken = None
 
-    def list_outputs(self):
-        return ['output%d' % i for i in range(self.num_outputs)]
 
     def _locs_of(self, branch):
         return self.then_input_locs if branch is self.branches[0] else self.else_input_locs

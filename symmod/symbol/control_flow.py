@@ -5,6 +5,7 @@ wraps them in one node (the _foreach, _while_loop and _cond operators). Variable
 reads from the enclosing graph become extra inputs of the node, so their gradients flow
 out of the loop. Inputs and outputs may be Symbols or (nested) lists of Symbols.
 """
+from ..attribute import AttrScope, current as _current_scope
 from ..base import MXNetError
 from ..ndarray.control_flow import flatten, regroup
 from . import register
@@ -52,10 +53,20 @@ def _body_graph(outputs, loop_vars):
     return graph, locs, free
 
 
-def _node(op_name, name, inputs, params, n_outputs):
-    node = register.create(op_name, op_name.strip('_'), inputs, {},
-                           dict(params, num_args=len(inputs), num_outputs=n_outputs),
-                           name=name)
+def _unique_subgraph_name(name):
+    """``name`` numbered by how many subgraphs of that name were made before (nested in
+    another subgraph: ``outer$name``), as MXNet names them (``AttrScope._subgraph_names``)."""
+    outer = _current_scope().get(None).get('__subgraph_name__', '')
+    if outer:
+        name = outer + '$' + name
+    AttrScope._subgraph_names[name] += 1
+    return name + str(AttrScope._subgraph_names[name] - 1)
+
+
+def _node(op_name, inputs, params, n_outputs):
+    """The control-flow node, named automatically (``_foreach0``, ...) as in MXNet."""
+    node = register.create(op_name, op_name, inputs, {},
+                           dict(params, num_args=len(inputs), num_outputs=n_outputs))
     return _single_outputs(node)
 
 
@@ -79,9 +90,12 @@ def foreach(body, data, init_states, name='foreach'):
     """
     flat_data, data_fmt = _flatten(data, 'foreach data')
     flat_states, state_fmt = _flatten(init_states, 'foreach init_states')
-    data_vars = [var('%s_data%d' % (name, i)) for i in range(len(flat_data))]
-    state_vars = [var('%s_state%d' % (name, i)) for i in range(len(flat_states))]
-    outs, states = body(_regroup(data_vars, data_fmt)[0], _regroup(state_vars, state_fmt)[0])
+    name = _unique_subgraph_name(name)
+    with AttrScope(__subgraph_name__=name):
+        data_vars = [var('%s_data%d' % (name, i)) for i in range(len(flat_data))]
+        state_vars = [var('%s_state%d' % (name, i)) for i in range(len(flat_states))]
+        outs, states = body(_regroup(data_vars, data_fmt)[0],
+                            _regroup(state_vars, state_fmt)[0])
     flat_outs, out_fmt = _flatten(outs if outs is not None else [], 'foreach outputs')
     flat_new, new_fmt = _flatten(states if states is not None else [], 'foreach states')
     if len(flat_new) != len(flat_states):
@@ -89,10 +103,15 @@ def foreach(body, data, init_states, name='foreach'):
                          % (len(flat_new), len(flat_states)))
     graph, locs, free = _body_graph(flat_outs + flat_new, data_vars + state_vars)
     n_data = len(data_vars)
+    # MXNet refuses bodies that ignore a data array or a state (AssertionError)
+    if -1 in locs[:n_data]:
+        raise AssertionError('the data arrays have to be used in the loop body')
+    if -1 in locs[n_data:]:
+        raise AssertionError('the state arrays have to be used in the loop body')
     params = {'subgraph': graph.tojson(), 'num_out_data': len(flat_outs),
               'in_data_locs': tuple(locs[:n_data]), 'in_state_locs': tuple(locs[n_data:]),
               'remain_locs': tuple(loc for _, loc in free)}
-    results = _node('_foreach', name, flat_data + flat_states + [s for s, _ in free], params,
+    results = _node('_foreach', flat_data + flat_states + [s for s, _ in free], params,
                     len(flat_outs) + len(flat_new))
     outputs = _regroup(results[:len(flat_outs)], out_fmt)[0] if flat_outs else []
     final = _regroup(results[len(flat_outs):], new_fmt)[0] if flat_new else []
@@ -135,11 +154,13 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name='while_loop'):
     if not flat_vars:
         raise ValueError('loop_vars should contain at least one element')
     names = ['%s_loopvar%d' % (name, i) for i in range(len(flat_vars))]
-    variables = [var(n) for n in names]
-    args = _regroup(variables, var_fmt)[0]
-    args = args if isinstance(args, list) else [args]
-    predicate = cond(*args)
-    step_output, new_vars = func(*args)
+    with AttrScope(__subgraph_name__=_unique_subgraph_name(name + '_cond')):
+        variables = [var(n) for n in names]
+        args = _regroup(variables, var_fmt)[0]
+        args = args if isinstance(args, list) else [args]
+        predicate = cond(*args)
+    with AttrScope(__subgraph_name__=_unique_subgraph_name(name + '_func')):
+        step_output, new_vars = func(*args)
     flat_outs, out_fmt = _flatten(step_output if step_output is not None else [],
                                   'while_loop step_output')
     flat_new, _ = _flatten(new_vars if new_vars is not None else [], 'while_loop new_loop_vars')
@@ -153,7 +174,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name='while_loop'):
               'num_out_data': len(flat_outs), 'num_loop_vars': len(flat_vars),
               'max_iterations': int(max_iterations), 'cond_input_locs': cond_locs,
               'func_input_locs': func_locs}
-    results = _node('_while_loop', name, inputs, params, len(flat_outs) + len(flat_vars))
+    results = _node('_while_loop', inputs, params, len(flat_outs) + len(flat_vars))
     outputs = _regroup(results[:len(flat_outs)], out_fmt)[0] if flat_outs else []
     final = _regroup(results[len(flat_outs):], var_fmt)[0]
     return outputs, final
@@ -162,8 +183,11 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name='while_loop'):
 def cond(pred, then_func, else_func, name='cond'):
     """``then_func()`` where the scalar Symbol ``pred`` is true, else ``else_func()``; both
     must give outputs of the same shapes."""
-    then_out, then_fmt = _flatten(then_func(), 'cond then output')
-    else_out, _ = _flatten(else_func(), 'cond else output')
+    _unique_subgraph_name(name + '_pred')
+    with AttrScope(__subgraph_name__=_unique_subgraph_name(name + '_then')):
+        then_out, then_fmt = _flatten(then_func(), 'cond then output')
+    with AttrScope(__subgraph_name__=_unique_subgraph_name(name + '_else')):
+        else_out, _ = _flatten(else_func(), 'cond else output')
     if len(then_out) != len(else_out):
         raise ValueError('then_func and else_func give %d and %d outputs'
                          % (len(then_out), len(else_out)))
@@ -172,5 +196,5 @@ def cond(pred, then_func, else_func, name='cond'):
     params = {'cond_graph': graphs[0].tojson(), 'then_graph': graphs[1].tojson(),
               'else_graph': graphs[2].tojson(), 'cond_input_locs': cond_locs,
               'then_input_locs': then_locs, 'else_input_locs': else_locs}
-    results = _node('_cond', name, inputs, params, len(then_out))
+    results = _node('_cond', inputs, params, len(then_out))
     return _regroup(results, then_fmt)[0]

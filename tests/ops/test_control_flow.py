@@ -148,6 +148,13 @@ def test_errors():
         mx.nd.contrib.while_loop(lambda x: x < 1, lambda x: (x, x), [mx.nd.ones(1)])
     with pytest.raises(mx.MXNetError, match='states'):
         mx.sym.contrib.foreach(lambda x, s: (x, []), mx.sym.var('d'), [mx.sym.var('s')])
+    # as MXNet: a symbolic body must read every state and data array
+    with pytest.raises(AssertionError, match='state arrays have to be used'):
+        mx.sym.contrib.foreach(lambda x, s: (x, [s[0] + 1, s[0] + 2]), mx.sym.var('d'),
+                               [mx.sym.var('s0'), mx.sym.var('s1')])
+    with pytest.raises(AssertionError, match='data arrays have to be used'):
+        mx.sym.contrib.foreach(lambda x, s: (s[0] * 2, [s[0] + 1]), [mx.sym.var('d')],
+                               [mx.sym.var('s0')])
 
 
 def test_body_output_that_is_also_a_state_gets_both_gradients():
@@ -188,3 +195,22 @@ def test_foreach_output_that_is_also_the_state_gets_both_gradients():
     exe.backward([ograd, sgrad])
     np.testing.assert_allclose(grads['s'].asnumpy(), [9.5, 11])
     np.testing.assert_allclose(grads['d'].asnumpy(), [[19, 22], [17, 18], [11, 10]])
+
+
+def test_node_and_subgraph_names_follow_mxnet():
+    # MXNet 1.9.1: nodes named automatically, subgraph names counted in AttrScope
+    mx.attribute.AttrScope._subgraph_names.clear()
+    d, s = mx.sym.var('d'), mx.sym.var('s')
+    out, states = mx.sym.contrib.foreach(lambda x, st: (x + st[0], [st[0] * 2]), d, [s],
+                                         name='loop')
+    names = mx.sym.Group([out] + states).list_outputs()
+    assert names[1:] == [names[0].replace('output0', 'output1')]
+    assert names[0].startswith('_foreach') and names[0].endswith('_output0')
+    cond = mx.sym.contrib.cond(s > 1, lambda: s * 2, lambda: s * 3)
+    assert cond.list_outputs()[0].endswith('_output')
+    mx.sym.contrib.while_loop(lambda a: a < 3, lambda a: (a * 2, [a + 1]), [s],
+                              max_iterations=2)
+    assert dict(mx.attribute.AttrScope._subgraph_names) == {
+        'loop': 1, 'cond_pred': 1, 'cond_then': 1, 'cond_else': 1, 'while_loop_cond': 1,
+        'while_loop_func': 1}
+    assert '__subgraph_name__' in out.tojson() and 'loop0' in out.tojson()
