@@ -118,9 +118,10 @@ def _copy(x, out=None):
 
 
 def _sign(x, out=None):
-    # MXNet's sign(NaN) is 0 (numpy's is NaN)
+    # MXNet's sign(NaN) is 0 (numpy's is NaN); ``out`` may be ``x`` (in place)
+    negative = np.less(x, 0)
     result = np.greater(x, 0, out=out) if out is not None else np.greater(x, 0).astype(x.dtype)
-    result -= np.less(x, 0)
+    result -= negative
     return result
 
 

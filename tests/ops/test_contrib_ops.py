@@ -82,3 +82,18 @@ def test_errors():
         mx.nd.khatri_rao(mx.nd.ones((2, 2)), mx.nd.ones((2, 3)))
     with pytest.raises(mx.MXNetError, match='new_tensor'):
         mx.nd.contrib.index_copy(mx.nd.ones((2, 2)), mx.nd.ones(3), mx.nd.ones((3, 2)))
+
+
+@pytest.mark.parametrize('name', ['_contrib_sign_ste', '_contrib_round_ste', 'sign'])
+def test_ste_ops_in_place_and_in_a_graph(name):
+    x = np.array([-3.2, 0.0, 1.6, -0.4], np.float32)
+    expected = {'_contrib_round_ste': [-3, 0, 2, -0]}.get(name, [-1, 0, 1, -1])
+    inplace = x.copy()
+    mx.ops.registry.get(name)({}).forward(False, ['write'], [inplace], [inplace], [])
+    np.testing.assert_array_equal(inplace, expected)
+    # after a product whose buffer it may reuse (the hybridized sign_ste net of MXNet's tests)
+    w, d = mx.sym.var('w'), mx.sym.var('d')
+    sym = getattr(mx.sym, name)(w * d) * w
+    exe = sym.bind(mx.cpu(), {'w': mx.nd.full(4, 2.0), 'd': mx.nd.array(x)})
+    doubled = {'_contrib_round_ste': [-6, 0, 3, -1]}.get(name, expected)    # of 2 * x
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), np.array(doubled) * 2)
