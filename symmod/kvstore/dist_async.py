@@ -79,6 +79,21 @@ class DistAsyncKVStore(DistStore):
             raise MXNetError('key %d has not been inited' % key)
         return meta
 
+    @staticmethod
+    def _check_dense(what, key, array):
+        if array.stype != 'default':
+            raise MXNetError("dist_async: %s of key %r with %s storage: symmod's asynchronous "
+                             "servers hold dense values only (row_sparse values, "
+                             "row_sparse_pull and lazy updates work with the 'local', "
+                             "'device' and 'dist_sync' stores)" % (what, key, array.stype))
+
+    def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
+        """Refused: the asynchronous servers hold dense values only."""
+        for k, dst in self._parse(key, out, 'out'):
+            self._check_dense('row_sparse_pull', k, dst)
+        raise MXNetError("dist_async: row_sparse_pull needs row_sparse values, which symmod's "
+                         "asynchronous servers do not hold; use pull")
+
     def _check_shape(self, what, key, array):
         shape, _ = self._known(key)
         if array.shape != shape:
@@ -97,6 +112,8 @@ class DistAsyncKVStore(DistStore):
             One value per key; only rank 0's are sent.
         """
         pairs = self._parse(key, value, 'value')
+        for k, v in pairs:
+            self._check_dense('init', k, v)
         self._new_keys(pairs, self._meta)
         for k, v in pairs:
             kid = len(self._ids)
@@ -128,6 +145,7 @@ class DistAsyncKVStore(DistStore):
         keys, payloads, words = [], [], []
         for k, values in groups:
             for v in values:
+                self._check_dense('push', k, v)
                 self._check_shape('push', k, v)
             total = np.array(values[0]._host(), copy=len(values) > 1)
             for v in values[1:]:
@@ -162,6 +180,7 @@ class DistAsyncKVStore(DistStore):
         groups = group_pairs(self._parse(key, out, 'out'), self._sort_key)
         for k, outs in groups:
             for dst in outs:
+                self._check_dense('pull', k, dst)
                 self._check_shape('pull', k, dst)
         values = self._servers.pull([self._ids[k] for k, _ in groups], [k for k, _ in groups])
         self._deliver(groups, values)

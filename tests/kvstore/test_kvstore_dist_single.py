@@ -211,3 +211,25 @@ def test_shared_sum_in_rank_order_and_float16_in_float32():
     out64 = np.empty(2, np.float64)
     shared.add_in_rank_order([np.ones(2, np.float64)], out64)
     np.testing.assert_array_equal(out64, 1.0)
+
+
+def test_dist_async_refuses_sparse_values():
+    # the asynchronous servers hold dense values: a row_sparse push would be applied as a
+    # standard (not lazy) update and row_sparse_pull would read nothing, so both are refused
+    kv = mx.kv.create('dist_async')
+    rsp = mx.nd.sparse.row_sparse_array(([[1., 2.]], [1]), shape=(3, 2))
+    with pytest.raises(MXNetError, match="init of key 'w' with row_sparse storage"):
+        kv.init('w', rsp)
+    kv.init('w', mx.nd.zeros((3, 2)))
+    kv.set_optimizer(mx.optimizer.Adam(learning_rate=0.1))
+    with pytest.raises(MXNetError, match="push of key 'w' with row_sparse storage"):
+        kv.push('w', rsp)
+    with pytest.raises(MXNetError, match="pull of key 'w' with row_sparse storage"):
+        kv.pull('w', out=mx.nd.sparse.zeros('row_sparse', (3, 2)))
+    with pytest.raises(MXNetError, match='row_sparse_pull'):
+        kv.row_sparse_pull('w', out=mx.nd.sparse.zeros('row_sparse', (3, 2)),
+                           row_ids=mx.nd.array([1], dtype='int64'))
+    kv.push('w', mx.nd.ones((3, 2)))        # dense values still work
+    out = mx.nd.zeros((3, 2))
+    kv.pull('w', out=out)
+    assert (out.asnumpy() < 0).all()
