@@ -652,9 +652,12 @@ class NDArray:
         ----------
         grad_req : {'write', 'add', 'null'}
             How gradients are stored into the buffer by ``backward``.
+        stype : {None, 'default', 'row_sparse', 'csr'}, optional
+            Storage type of the gradient buffer (None: this array's).
         """
         from .. import autograd
-        grad = zeros(self.shape, ctx=self._ctx, dtype=self.dtype, stype=stype)
+        grad = zeros(self.shape, ctx=self._ctx, dtype=self.dtype,
+                     stype=self.stype if stype is None else stype)
         autograd.mark_variables([self], [grad], grad_reqs=grad_req)
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):

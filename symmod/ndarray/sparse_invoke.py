@@ -53,10 +53,15 @@ def invoke_sparse(op, inputs, outs, invoke_dense):
         if op.makes_sparse:         # the dense kernel, then the conversion below
             op = copy.copy(op)
             op.makes_sparse = False
-        results = invoke_dense(op, _densified(inputs), out=None)
+        recording = autograd.is_recording()
+        # the dense copies are not the recorded arrays: record the call on the originals
+        with autograd.pause(train_mode=autograd.is_training()):
+            results = invoke_dense(op, _densified(inputs), out=None)
         results = results if isinstance(results, list) else [results]
         results = [r if s == 'default' else r.tostype(s)
                    for r, s in zip(results, out_stypes)]
+        if recording:
+            autograd._record_op(op, list(inputs), results)
         visible = _deliver(results, outs)
         return visible[0] if len(visible) == 1 else visible
     n_args = len(op.list_arguments())

@@ -64,3 +64,42 @@ def test_embedding_refuses_grad_req_add_like_mxnet():
                             sparse_grad=True).sum()
     with pytest.raises(MXNetError, match="doesn't support weight gradient calculation"):
         z.backward()
+
+
+@pytest.mark.parametrize('stype', ['row_sparse', 'csr'])
+def test_attach_grad_defaults_to_the_array_storage(stype):
+    x = mx.nd.zeros((2, 3)).tostype(stype)
+    x.attach_grad()
+    assert x.grad.stype == stype
+    x.attach_grad(stype='default')
+    assert x.grad.stype == 'default'
+
+
+@pytest.mark.parametrize('stype_x', ['default', 'row_sparse', 'csr'])
+@pytest.mark.parametrize('stype_y', ['row_sparse', 'csr'])
+def test_operators_without_sparse_kernel_are_recorded(stype_x, stype_y):
+    # exp and x + x*y on sparse inputs run densely (MXNet's storage fallback); the tape
+    # must still see the sparse variables
+    rng = np.random.RandomState(0)
+    xv, yv = rng.uniform(0.1, 1, (4, 5)), rng.uniform(0.1, 1, (4, 5))
+    x = mx.nd.array(xv).tostype(stype_x)
+    y = mx.nd.array(yv).tostype(stype_y)
+    x.attach_grad()
+    y.attach_grad()
+    with mx.autograd.record():
+        z = mx.nd.exp(y) + x * y
+    z.backward()
+    assert x.grad.stype == stype_x and y.grad.stype == stype_y
+    np.testing.assert_allclose(x.grad.asnumpy(), yv, rtol=1e-6)
+    np.testing.assert_allclose(y.grad.asnumpy(), np.exp(yv) + xv, rtol=1e-6)
+
+
+def test_sparse_dot_gradient_is_row_sparse():
+    lhs = mx.nd.array([[0, 1, 0, 2], [3, 0, 0, 0]]).tostype('csr')
+    for rhs in (mx.nd.ones((4, 3)).tostype('row_sparse'), mx.nd.ones((4, 3))):
+        rhs.attach_grad(stype='row_sparse')
+        with mx.autograd.record():
+            y = mx.nd.dot(lhs, rhs)
+        y.backward()
+        assert rhs.grad.stype == 'row_sparse'
+        np.testing.assert_allclose(rhs.grad.asnumpy(), lhs.asnumpy().T @ np.ones((2, 3)))
