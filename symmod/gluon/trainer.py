@@ -64,6 +64,8 @@ class Trainer:
                                  'list of %s.' % type(param))
             self._param2idx[param.name] = i
             self._params.append(param)
+            if param._grad_stype != 'default':
+                self._contains_sparse_grad = True
             param._set_trainer(self)
         self._compression_params = compression_params
         self._contexts = self._check_contexts()
@@ -139,6 +141,13 @@ class Trainer:
             if config['update_on_kvstore'] is False:
                 raise ValueError('Please set update_on_kvstore=True when training in async '
                                  'mode.')
+        if self._contains_sparse_grad:
+            # one machine: push and pull the row_sparse gradients, update on the workers
+            # (MXNet's choice); several: only updates in the store are possible
+            update_on_kvstore = self._distributed
+            if config['update_on_kvstore'] is False and self._distributed:
+                raise ValueError('Cannot set update_on_kvstore=False on dist kvstore when '
+                                 'sparse gradients are present.')
         if config['update_on_kvstore'] is not None:
             update_on_kvstore = config['update_on_kvstore']
         if update_on_kvstore and kvstore is None:
@@ -248,11 +257,20 @@ class Trainer:
     def _allreduce_grads(self):
         if not self._kvstore:
             return
-        keys = [i for i, param in enumerate(self._params) if param.grad_req != 'null']
+        keys = [i for i, param in enumerate(self._params) if param.grad_req != 'null'
+                and param.list_grad()[0].stype == 'default']
         grads = [self._params[i].list_grad() for i in keys]
         outs = [self._params[i].list_data() for i in keys] if self._update_on_kvstore \
             else None
         _pushpull_all(self._kvstore, keys, grads, outs)
+        for i, param in enumerate(self._params):
+            if param.grad_req == 'null' or param.list_grad()[0].stype == 'default':
+                continue
+            # row_sparse gradients: pushed (summed as row_sparse), then the sum pulled
+            # into the gradients, or the updated weights when the store updates
+            self._kvstore.push(i, param.list_grad(), priority=-i)
+            pull_list = param.list_data() if self._update_on_kvstore else param.list_grad()
+            self._kvstore.pull(i, pull_list, priority=-i, ignore_sparse=self._distributed)
 
     def update(self, batch_size, ignore_stale_grad=False):
         """Apply the optimizer (after :meth:`allreduce_grads`); see :meth:`step`.

@@ -44,3 +44,26 @@ def test_parameter_grad_stype_row_sparse():
     loss.backward()
     np.testing.assert_array_equal(p.grad().indices.asnumpy(), [2])
     np.testing.assert_array_equal(p.grad().data.asnumpy(), [[2, 2, 2]])
+
+
+@pytest.mark.parametrize('kvstore', ['local', 'device'])
+@pytest.mark.parametrize('update_on_kvstore, expected', [(None, False), (True, True),
+                                                         (False, False)])
+def test_row_sparse_gradients_on_two_contexts(kvstore, update_on_kvstore, expected):
+    # MXNet 1.9.1: with sparse gradients on one machine the default is to push and pull
+    # the gradients and update on the workers; either way each context's weight moves by
+    # the summed gradient
+    params = gluon.ParameterDict()
+    x = params.get('x', shape=(10, 1), grad_stype='row_sparse')
+    params.initialize(ctx=[mx.cpu(0), mx.cpu(1)], init='zeros')
+    trainer = gluon.Trainer(params, 'sgd', {'learning_rate': 0.1}, kvstore=kvstore,
+                            update_on_kvstore=update_on_kvstore)
+    with mx.autograd.record():
+        for w in x.list_data():
+            (w + 1).backward()
+    trainer.step(1)
+    assert trainer._kvstore.type == kvstore
+    assert trainer._update_on_kvstore is expected
+    for ctx in (mx.cpu(0), mx.cpu(1)):
+        np.testing.assert_array_equal(x.data(ctx).asnumpy(), np.full((10, 1), -0.2,
+                                                                      np.float32))
