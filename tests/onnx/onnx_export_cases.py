@@ -2,6 +2,7 @@
 import numpy as np
 
 import symmod as mx
+from onnx_check import NEWEST, OPSETS
 
 S = mx.sym
 RNG = np.random.RandomState(42)
@@ -379,3 +380,75 @@ SEQUENCE_CASES = [
     case('SequenceLast_no_length', S.SequenceLast(D, axis=1), {'data': x(3, 4, 2)}),
 ]
 CASES += SEQUENCE_CASES
+
+ROIS = S.var('rois')
+_ROI_ROWS = np.array([[0, 0, 0, 7, 7], [1, 2, 1, 30, 20], [-1, 1, 1, 4, 4],
+                      [1, 10, 12, 18, 30], [0, 3.4, 2.6, 9.5, 8.5], [2, 0, 0, 5, 5]],
+                     np.float32)
+_ALIGN_ROWS = np.array([[0, 0, 0, 8, 6], [1, 2, 2, 14, 12], [-1, 1, 1, 4, 4],
+                        [1, 4, 6, 6, 16], [0, 6, 2, 6, 10]], np.float32)   # last: zero width
+_GRID_SAMPLE_OPSETS = [o for o in OPSETS if o >= 16]
+# ONNX Runtime (1.32) has kernels for MaxRoiPool and RoiAlign up to their opset-21
+# versions only: the opset 22 revisions (bfloat16 types) are valid ONNX it cannot run
+_ROI_OPSETS = sorted({12, 13, min(NEWEST, 21)})
+_ROI_ALIGNED_OPSETS = sorted({16, min(NEWEST, 21)})
+VISION_CASES = [
+    case('Crop', S.Crop(D, h_w=(3, 4), offset=(1, 2), num_args=1), {'data': x(2, 3, 6, 7)}),
+    case('Crop_like_center', S.Crop(D, D2, num_args=2, center_crop=True),
+         {'data': x(2, 3, 7, 8), 'data2': x(2, 1, 4, 5)}),
+    case('Crop_center_dynamic', S.Crop(D, h_w=(3, 3), center_crop=True, num_args=1),
+         {'data': x(1, 2, 7, 8)}, dynamic=True, dynamic_input_shapes=[('n', 2, 'h', 'w')],
+         dynamic_inputs=[{'data': x(2, 2, 9, 6)}]),
+    case('ROIPooling', S.ROIPooling(D, ROIS, pooled_size=(2, 3), spatial_scale=0.5),
+         {'data': x(2, 3, 8, 9), 'rois': _ROI_ROWS}, opsets=_ROI_OPSETS),
+    case('ROIAlign', S.contrib.ROIAlign(D, ROIS, pooled_size=(2, 2), spatial_scale=0.5,
+                                       sample_ratio=2), {'data': x(2, 3, 8, 9),
+                                                         'rois': _ALIGN_ROWS},
+         opsets=_ROI_OPSETS),
+    case('ROIAlign_adaptive', S.contrib.ROIAlign(D, ROIS, pooled_size=(3, 2),
+                                                spatial_scale=1.0),
+         {'data': x(2, 3, 8, 9), 'rois': _ALIGN_ROWS}, opsets=_ROI_OPSETS),
+    case('ROIAlign_position_sensitive',
+         S.contrib.ROIAlign(D, ROIS, pooled_size=(2, 2), spatial_scale=0.5, sample_ratio=2,
+                            position_sensitive=True),
+         {'data': x(2, 8, 8, 9), 'rois': _ALIGN_ROWS}, opsets=_ROI_OPSETS),
+    case('ROIAlign_aligned', S.contrib.ROIAlign(D, ROIS, pooled_size=(2, 3), spatial_scale=0.5,
+                                               sample_ratio=2, aligned=True),
+         {'data': x(2, 3, 8, 9), 'rois': _ALIGN_ROWS}, opsets=_ROI_ALIGNED_OPSETS),
+    case('ROIAlign_aligned_adaptive',     # the zero-width box: symmod's 0 / 0 = NaN
+         S.contrib.ROIAlign(D, ROIS, pooled_size=(2, 3), spatial_scale=1.0, aligned=True),
+         {'data': x(2, 3, 8, 9), 'rois': _ALIGN_ROWS}, opsets=_ROI_ALIGNED_OPSETS),
+    case('GridGenerator_affine', S.GridGenerator(D, transform_type='affine',
+                                                 target_shape=(4, 5)), {'data': x(2, 6)}),
+    case('GridGenerator_warp', S.GridGenerator(D, transform_type='warp'),
+         {'data': x(2, 2, 4, 5)}),
+    case('BilinearSampler', S.BilinearSampler(D, D2),
+         {'data': x(2, 3, 5, 6), 'data2': x(2, 2, 4, 4, low=-1.2, high=1.2)},
+         opsets=_GRID_SAMPLE_OPSETS),
+    case('SpatialTransformer',
+         S.SpatialTransformer(D, D2, target_shape=(5, 4), transform_type='affine',
+                              sampler_type='bilinear'),
+         {'data': x(2, 3, 6, 6), 'data2': (np.array([1, 0, 0, 0, 1, 0], np.float32)
+                                           + x(2, 6, low=-0.3, high=0.3))},
+         opsets=_GRID_SAMPLE_OPSETS),
+]
+CASES += VISION_CASES
+
+ARRAY_CASES = [
+    case('eye_linspace_arange', S.broadcast_add(S.broadcast_add(D, S.eye(3, 4, k=1)),
+                                                S.linspace(0, 1, 4) + S.arange(2, 6)),
+         {'data': x(3, 4)}),
+    case('diag_1d', S.diag(D, k=1), {'data': x(3)}),
+    case('diag_1d_below', S.diag(D, k=-2), {'data': x(3)}),
+    case('diag_2d', S.diag(D, k=-1), {'data': x(4, 3)}),
+    case('diag_nd_axes', S.diag(D, k=1, axis1=2, axis2=0), {'data': x(3, 2, 4)},
+         dynamic=True, dynamic_input_shapes=[(3, 'n', 4)], dynamic_inputs=[{'data': x(3, 5, 4)}]),
+    case('cumsum', S.cumsum(D, axis=1), {'data': x(3, 4)}),
+    case('cumsum_flat_dtype', S.cumsum(D, dtype='float64'), {'data': x(3, 4)}),
+    case('cumsum_int', S.cumsum(S.Cast(D, dtype='int32'), axis=0),
+         {'data': x(3, 4, low=-9, high=9)}),
+    case('moments', S.Group(list(S.moments(D, axes=(0, 2)))), {'data': x(2, 3, 4)}),
+    case('moments_keepdims', S.Group(list(S.moments(D, axes=(1,), keepdims=True))),
+         {'data': x(2, 3, 4)}),
+]
+CASES += ARRAY_CASES

@@ -118,10 +118,10 @@ def test_missing_parameter_becomes_an_input_needing_a_shape(net, tmp_path):
 
 
 def test_unexportable_operator_names_node_and_operator(tmp_path):
-    sym = mx.sym.gamma(mx.sym.var('data'), name='my_gamma')
-    with pytest.raises(MXNetError, match=r"node 'my_gamma' uses operator gamma, which has no "
-                                         r"ONNX translation"):
-        export(sym, {}, [(2, 3)], onnx_file_path=str(tmp_path / 'g.onnx'))
+    sym = mx.sym.linalg.inverse(mx.sym.var('data'), name='my_inverse')
+    with pytest.raises(MXNetError, match=r"node 'my_inverse' \(operator _linalg_inverse\) to "
+                                         r"opset \d+: ONNX cannot express it: matrix inverse"):
+        export(sym, {}, [(2, 3, 3)], onnx_file_path=str(tmp_path / 'g.onnx'))
     lengths = mx.sym.softmax(mx.sym.var('data'), mx.sym.var('length'), use_length=True,
                              name='sm')
     with pytest.raises(MXNetError, match=r"node 'sm' \(operator softmax\).*use_length"):
@@ -193,3 +193,19 @@ def test_default_opset_is_the_newest_onnx_knows(net, tmp_path):
     path = mx.onnx.export_model(sym, [args, auxs], [data.shape],
                                 onnx_file_path=str(tmp_path / 'm.onnx'))
     assert [o.version for o in onnx.load(path).opset_import] == [NEWEST_ONNX]
+
+
+def test_translation_needing_a_newer_opset_names_it(tmp_path):
+    data, grid = mx.sym.var('data'), mx.sym.var('grid')
+    sampler = mx.sym.BilinearSampler(data, grid, name='warp')
+    with pytest.raises(MXNetError, match=r"node 'warp' \(operator BilinearSampler\) to opset "
+                                         r"12: its translation needs opset 16 or newer"):
+        export(sampler, {}, [(1, 2, 4, 4), (1, 2, 3, 3)], opset_version=12,
+               onnx_file_path=str(tmp_path / 'b.onnx'))
+    align = mx.sym.contrib.ROIAlign(data, mx.sym.var('rois'), pooled_size=(2, 2),
+                                    spatial_scale=1.0, aligned=True, name='align')
+    with pytest.raises(MXNetError, match=r"node 'align' \(operator _contrib_ROIAlign\) to "
+                                         r"opset 13: aligned=True .* needs opset 16"):
+        export(align, {}, [(1, 2, 4, 4), (3, 5)], opset_version=13,
+               onnx_file_path=str(tmp_path / 'a.onnx'))
+    assert not list(tmp_path.iterdir())

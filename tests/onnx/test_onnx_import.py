@@ -30,7 +30,8 @@ def test_round_trip_of_every_exported_operator(index):
     params = random_params(sym, {k: v.shape for k, v in inputs.items()},
                            {k: v.dtype for k, v in inputs.items()})
     names = [n for n in sym.list_inputs() if n in inputs]
-    opset = 12 if index % 3 == 0 else NEWEST      # both ends of the opset range
+    opsets = options.get('opsets', [12, NEWEST])
+    opset = opsets[0] if index % 3 == 0 else opsets[-1]    # both ends of the opset range
     model = to_onnx_model(sym, params, [inputs[n].shape for n in names],
                           [inputs[n].dtype for n in names], opset_version=opset)
     expected = symmod_forward(sym, inputs, params)

@@ -22,9 +22,9 @@ from ...base import MXNetError
 from ...symbol.graph import build_graph
 from ...symbol.infer import infer_shapes, infer_types
 from .. import _deps
-from . import registry
+from . import registry, unsupported
 
-__all__ = ['ExportGraph', 'OpNode', 'graph_output_name']
+__all__ = ['ExportGraph', 'OpNode', 'graph_output_name', 'run_operator']
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +46,23 @@ def graph_output_name(full_name):
     if head and tail.isdigit():
         return head + tail
     return full_name
+
+
+def run_operator(op, inputs, out_shapes=None, out_dtypes=None):
+    """Every output (hidden ones included) of operator instance ``op`` run forward in
+    inference mode on the arrays ``inputs`` (arguments, then auxiliary states); output
+    shapes and dtypes are inferred from the inputs when not given."""
+    n_args, count = len(op.list_arguments()), len(op.list_outputs())
+    args, auxs = inputs[:n_args], inputs[n_args:]
+    if out_shapes is None:
+        _, out_shapes, _ = op.infer_shape([a.shape for a in args], [None] * count,
+                                          [a.shape for a in auxs])
+    if out_dtypes is None:
+        _, out_dtypes, _ = op.infer_type([a.dtype for a in args], [None] * count,
+                                         [a.dtype for a in auxs])
+    outs = [np.empty(shape, dtype) for shape, dtype in zip(out_shapes, out_dtypes)]
+    op.forward(False, ['write'] * count, args, outs, auxs)
+    return outs
 
 
 class OpNode:
@@ -102,6 +119,11 @@ class OpNode:
 
     def out_varying(self, index=0):
         return self.graph.varying.get(self.out_keys[index], frozenset())
+
+    def run(self, inputs):
+        """symmod's own outputs of this node's operator on the arrays ``inputs``, hidden
+        outputs included (for constants a translation needs, such as a sampling grid)."""
+        return run_operator(self.node.new_operator(), [np.asarray(a) for a in inputs])
 
     def fail(self, reason):
         """Raise MXNetError naming this node and operator."""
@@ -318,11 +340,10 @@ class ExportGraph:
     def _fold(self, node):
         """Compute a node whose inputs are all constants, with symmod's own kernel."""
         op = node.new_operator()
-        n_args = len(op.list_arguments())
+        count = len(op.list_outputs())
         inputs = [np.array(self.consts[(id(c), i)]) for c, i in node.inputs]
-        outs = [np.empty(self.shapes[(id(node), i)], self.dtypes[(id(node), i)])
-                for i in range(len(op.list_outputs()))]
-        op.forward(False, ['write'] * len(outs), inputs[:n_args], outs, inputs[n_args:])
+        outs = run_operator(op, inputs, [self.shapes[(id(node), i)] for i in range(count)],
+                            [self.dtypes[(id(node), i)] for i in range(count)])
         for i, out in enumerate(outs):
             self.entry_name(node, i)
             self.consts[(id(node), i)] = out
@@ -332,11 +353,22 @@ class ExportGraph:
     def _translate(self, node):
         func = registry.lookup(node.op, self.opset)
         if func is None:
-            raise MXNetError("ONNX export: node '%s' uses operator %s, which has no ONNX "
-                             "translation (opset %d)" % (node.name, node.op, self.opset))
+            raise MXNetError("ONNX export: cannot export node '%s' (operator %s) to opset "
+                             "%d: %s" % (node.name, node.op, self.opset,
+                                         self._why_not(node.op)))
         if self.verbose:
             log.info('ONNX export: converting %s (%s)', node.name, node.op)
         func(self, OpNode(self, node))
+
+    def _why_not(self, op_name):
+        refused = unsupported.reason(op_name)
+        if refused is not None:
+            return 'ONNX cannot express it: ' + refused
+        since = registry.first_opset(op_name)
+        if since is not None:
+            return 'its translation needs opset %d or newer (opset_version=%d)' % (since,
+                                                                                  since)
+        return 'it has no ONNX translation'
 
     def _graph_outputs(self):
         helper = _deps.onnx().helper

@@ -4,7 +4,7 @@ A translator is registered for one or more operator names (canonical names, as
 ``Node.op`` holds them) and the first opset it is valid for; the export picks, for
 each node, the translator with the highest ``since`` not above the target opset.
 """
-__all__ = ['translator', 'lookup', 'supported_operators', 'OLDEST_OPSET']
+__all__ = ['translator', 'lookup', 'first_opset', 'supported_operators', 'OLDEST_OPSET']
 
 OLDEST_OPSET = 12
 _TRANSLATORS = {}       # op name -> [(since, function)], newest first
@@ -27,6 +27,12 @@ def lookup(op_name, opset):
         if since <= opset:
             return func
     return None
+
+
+def first_opset(op_name):
+    """The oldest opset ``op_name`` translates at, or None when it has no translator."""
+    entries = _TRANSLATORS.get(op_name)
+    return min(since for since, _ in entries) if entries else None
 
 
 def supported_operators(opset):

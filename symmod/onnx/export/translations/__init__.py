@@ -2,5 +2,5 @@
 
 Importing this package registers every translator (see ``..registry``).
 """
-from . import (activation, elemwise, nn, norm, recurrent, reduce, sequence,  # noqa: F401
-               shape)
+from . import (activation, arrays, elemwise, nn, norm, recurrent, reduce,  # noqa: F401
+               sequence, shape, vision)

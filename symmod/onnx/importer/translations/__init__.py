@@ -2,4 +2,4 @@
 
 Importing this package registers every translator (see ``..registry``).
 """
-from . import math, nn, recurrent, shape  # noqa: F401
+from . import math, nn, recurrent, shape, vision  # noqa: F401

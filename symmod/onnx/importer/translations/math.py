@@ -245,3 +245,21 @@ def topk(g, node):
                       ret_typ='both', is_ascend=not node.attrs.get('largest', 1),
                       dtype='int64', name=node.name)
     return [out[0], out[1]]
+
+
+@translator('CumSum')
+def cumsum(g, node):
+    """Running sums along a constant axis; ``reverse`` runs from the end, ``exclusive``
+    leaves each element out of its own sum."""
+    S = _sym()
+    axis = node.required_const(1, 'axis')
+    axis = int(np.asarray(axis).reshape(-1)[0])
+    x = node.sym(0)
+    reverse, exclusive = node.attrs.get('reverse', 0), node.attrs.get('exclusive', 0)
+    source = S.reverse(x, axis=axis) if reverse else x
+    total = S.cumsum(source, axis=axis)
+    if exclusive:
+        total = total - source
+    if reverse:
+        total = S.reverse(total, axis=axis)
+    return S.identity(total, name=node.name)

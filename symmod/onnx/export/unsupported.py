@@ -1,0 +1,104 @@
+"""The registered operators that the ONNX export refuses, each with the reason.
+
+Every operator symmod registers either has a translation (``translations/``, with a
+test case in ``tests/onnx/onnx_export_cases.py``) or an entry here saying why ONNX
+cannot express it faithfully; ``tests/onnx/test_onnx_export_coverage.py`` checks that
+against the operator registry. The reason is part of the error a user sees when a
+graph holds such a node.
+"""
+__all__ = ['NOT_EXPRESSIBLE', 'reason']
+
+_UPDATE_IN_PLACE = (
+    'an optimizer step that updates its optimizer states (%s) in place as a side '
+    'effect; an ONNX graph is a pure function of its inputs and cannot write them back, '
+    'so an exported graph would not do what the operator does')
+
+_STATES = {
+    'sgd_mom_update': 'mom', 'mp_sgd_update': 'weight32', 'mp_sgd_mom_update': 'mom, weight32',
+    'nag_mom_update': 'mom', 'mp_nag_mom_update': 'mom, weight32',
+    'adam_update': 'mean, var', 'rmsprop_update': 'n', 'rmspropalex_update': 'n, g, delta',
+    'ftrl_update': 'z, n', 'ftml_update': 'd, v, z', 'signum_update': 'mom',
+    'lamb_update_phase1': 'mean, var', 'mp_lamb_update_phase1': 'mean, var, weight32',
+    'multi_sgd_mom_update': 'the moms', 'multi_mp_sgd_update': 'the float32 weights',
+    'multi_mp_sgd_mom_update': 'the moms and float32 weights',
+    'preloaded_multi_sgd_mom_update': 'the moms',
+    'preloaded_multi_mp_sgd_update': 'the float32 weights',
+    'preloaded_multi_mp_sgd_mom_update': 'the moms and float32 weights',
+}
+
+_NO_SAMPLER = (
+    'draws from a %s distribution: ONNX samples only uniform, normal, Bernoulli and '
+    'multinomial variates, and this distribution has no exact transform of those (it '
+    'needs rejection sampling, a data-dependent loop)')
+
+NOT_EXPRESSIBLE = {
+    'Custom': 'runs a Python CustomOp (mx.operator.CustomOp) that only the Python '
+              'process defining it can execute; an ONNX graph holds ONNX operators only',
+    '_linalg_potrf': 'Cholesky factorization: ONNX has no factorization or triangular '
+                     'solve operator; only an elimination unrolled over the matrix size '
+                     '(a graph that grows with n, with other rounding than LAPACK) '
+                     'could express it',
+    '_linalg_potri': 'inverse from a Cholesky factor: needs a triangular inverse, which '
+                     'ONNX has no operator for (see _linalg_potrf)',
+    '_linalg_trsm': 'triangular solve: ONNX has no solve operator; forward substitution '
+                    'is a sequence of n dependent steps (see _linalg_potrf)',
+    '_linalg_inverse': 'matrix inverse: ONNX has no inverse or solve operator (the '
+                       'ai.onnx domain; com.microsoft.Inverse is an ONNX Runtime '
+                       'extension other runtimes lack)',
+    '_linalg_gelqf': 'LQ factorization: a sequence of Householder reflections, no '
+                     'ONNX operator',
+    '_linalg_syevd': 'symmetric eigendecomposition: an iterative algorithm with no '
+                     'ONNX operator and no finite closed form',
+    '_linalg_slogdet': "ONNX's only determinant operator, Det, overflows to inf / "
+                       'underflows to 0 where the log-determinant is finite, which is '
+                       'what slogdet exists for: log(abs(Det)) would be wrong for large '
+                       'or small determinants',
+    '_contrib_box_nms': (
+        "MXNet's NMS keeps a fixed-shape output (kept boxes sorted by score, then -1 "
+        'rows) and suppresses per class id read from the data unless force_suppress; '
+        "ONNX NonMaxSuppression returns a variable-length index list per class of a "
+        'static class axis, so per-class suppression with ids in the data has no exact '
+        'form and restoring the layout would not be exact either'),
+    '_contrib_MultiBoxDetection': (
+        'decodes and then non-maximum-suppresses per class (see _contrib_box_nms): no '
+        'exact ONNX form'),
+    '_contrib_MultiBoxTarget': (
+        'training target assignment: greedy bipartite matching of anchors to ground '
+        'truth (a sequential, data-dependent loop) and hard negative mining; no ONNX '
+        'operator and no fixed subgraph'),
+    '_contrib_bipartite_matching': (
+        'greedy matching: repeatedly takes the best remaining (row, column) pair and '
+        'removes both, a sequential loop whose steps depend on the data; no ONNX '
+        'operator and no fixed subgraph'),
+    '_contrib_boolean_mask': (
+        "its output length is the number of non-zero mask values; symmod's executor "
+        'cannot bind it inside a Symbol (simple_bind cannot infer that shape), so there '
+        'is no symbolic model holding it to export (ONNX Compress could express the '
+        'operation itself)'),
+    'CTCLoss': (
+        'a training loss: the CTC forward algorithm is a recursion over time steps with '
+        'per-sequence label and data lengths; ONNX has no CTC operator, and expressing '
+        'it would take a Scan/Loop body, which this exporter does not generate'),
+    '_sample_unique_zipfian': (
+        'draws unique log-uniform classes by rejection until num_sampled distinct ones '
+        'are found (a data-dependent loop); ONNX has no such sampler'),
+    '_random_gamma': _NO_SAMPLER % 'gamma',
+    '_random_gamma_like': _NO_SAMPLER % 'gamma',
+    '_sample_gamma': _NO_SAMPLER % 'gamma',
+    '_random_poisson': _NO_SAMPLER % 'Poisson',
+    '_random_poisson_like': _NO_SAMPLER % 'Poisson',
+    '_sample_poisson': _NO_SAMPLER % 'Poisson',
+    '_random_negative_binomial': _NO_SAMPLER % 'negative binomial',
+    '_random_negative_binomial_like': _NO_SAMPLER % 'negative binomial',
+    '_sample_negative_binomial': _NO_SAMPLER % 'negative binomial',
+    '_random_generalized_negative_binomial': _NO_SAMPLER % 'generalized negative binomial',
+    '_random_generalized_negative_binomial_like':
+        _NO_SAMPLER % 'generalized negative binomial',
+    '_sample_generalized_negative_binomial': _NO_SAMPLER % 'generalized negative binomial',
+}
+NOT_EXPRESSIBLE.update({name: _UPDATE_IN_PLACE % states for name, states in _STATES.items()})
+
+
+def reason(op_name):
+    """Why ``op_name`` cannot be exported, or None when it is not in the table."""
+    return NOT_EXPRESSIBLE.get(op_name)

@@ -1,0 +1,107 @@
+"""Every operator symmod registers has an ONNX export decision.
+
+Either it exports (a translator, and a case in ``onnx_export_cases.py`` that ONNX Runtime
+checks against symmod) or it is in ``symmod/onnx/export/unsupported.py`` with the reason
+ONNX cannot express it. An operator registered later that is in neither fails here,
+with a message saying what to add and where.
+"""
+import inspect
+import os
+
+import pytest
+
+import symmod as mx
+from symmod.base import MXNetError
+from symmod.ops import registry
+from symmod.onnx.export.unsupported import NOT_EXPRESSIBLE
+from onnx_check import NEWEST, OPSETS, export
+from onnx_export_cases import CASES
+
+
+# Operators ONNX can express whose translations are being written (i12b-onnx, issue 12).
+# This set only shrinks: a newly registered operator does not go here.
+PENDING = set("""
+    BatchNorm_v1 Convolution_v1 Correlation Pooling_v1 _contrib_MultiBoxPrior
+    _contrib_PSROIPooling _contrib_allclose _contrib_box_decode _contrib_box_encode
+    _contrib_box_iou _contrib_div_sqrt_dim _contrib_gradientmultiplier
+    _contrib_index_array _contrib_index_copy _contrib_quadratic _contrib_round_ste
+    _contrib_sign_ste _histogram _linalg_det _linalg_extractdiag _linalg_extracttrian
+    _linalg_gemm _linalg_makediag _linalg_maketrian _linalg_sumlogdiag _linalg_syrk
+    _linalg_trmm _random_exponential _random_exponential_like _random_normal
+    _random_normal_like _random_pdf_dirichlet _random_pdf_exponential _random_pdf_gamma
+    _random_pdf_generalized_negative_binomial _random_pdf_negative_binomial
+    _random_pdf_normal _random_pdf_poisson _random_pdf_uniform _random_randint
+    _random_uniform _random_uniform_like _ravel_multi_index _rnn_param_concat
+    _sample_exponential _sample_multinomial _sample_normal _sample_uniform _shuffle
+    _slice_assign _slice_assign_scalar _split_v2 _unravel_index all_finite amp_cast
+    amp_multicast batch_take cast_storage col2im erfinv fill_element_0index gamma
+    gammaln gather_nd im2col khatri_rao lamb_update_phase2 mp_lamb_update_phase2
+    multi_all_finite multi_lars multi_sgd_update multi_sum_sq preloaded_multi_sgd_update
+    scatter_nd sgd_update signsgd_update smooth_l1 softmax_cross_entropy softmin
+""".split())
+
+
+def registered_operators():
+    """Canonical names of every registered operator (aliases export as their operator)."""
+    return sorted({registry.get(name).name for name in registry.list_operators()})
+
+
+def _where(op_name):
+    path = inspect.getsourcefile(registry.get(op_name))
+    root = os.path.dirname(os.path.dirname(mx.__file__))
+    return os.path.relpath(path, root)
+
+
+def test_every_registered_operator_exports_or_is_refused_with_a_reason():
+    exported = set(mx.onnx.get_operator_support(NEWEST))
+    undecided = [op for op in registered_operators()
+                 if op not in exported and op not in NOT_EXPRESSIBLE and op not in PENDING]
+    assert not undecided, (
+        'operators registered without an ONNX export decision:\n  %s\nFor each one, either '
+        "(a) add a translator in symmod/onnx/export/translations/ (@translator('NAME'), "
+        'one module per operator family) and a case in tests/onnx/onnx_export_cases.py '
+        '(ONNX Runtime must reproduce symmod at opsets 12, 13 and the newest), or (b) if ONNX '
+        'cannot express it faithfully, add NAME with the reason to NOT_EXPRESSIBLE in '
+        'symmod/onnx/export/unsupported.py.' % '\n  '.join(
+            '%s (registered in %s)' % (op, _where(op)) for op in undecided))
+
+
+def test_pending_operators_are_undecided_ones():
+    exported = set(mx.onnx.get_operator_support(NEWEST))
+    done = sorted(PENDING & (exported | set(NOT_EXPRESSIBLE)))
+    assert not done, 'remove from PENDING (they are decided now): %s' % done
+
+
+def test_no_operator_is_both_exported_and_refused():
+    for opset in OPSETS:
+        both = sorted(set(mx.onnx.get_operator_support(opset)) & set(NOT_EXPRESSIBLE))
+        assert not both, ('operators with a translation at opset %d that unsupported.py '
+                          'still calls inexpressible: %s' % (opset, both))
+
+
+def test_refusal_table_names_registered_operators_only():
+    stale = sorted(set(NOT_EXPRESSIBLE) - set(registered_operators()))
+    assert not stale, 'NOT_EXPRESSIBLE names operators that are not registered: %s' % stale
+    for op, why in NOT_EXPRESSIBLE.items():
+        assert len(why) > 40, 'the reason given for %s says too little: %r' % (op, why)
+
+
+def test_every_exported_operator_has_a_case():
+    covered = set()
+    for _, sym, _, _ in CASES:
+        covered.update(node.op for node in sym._nodes() if node.op is not None)
+    for opset in OPSETS:
+        missing = sorted(set(mx.onnx.get_operator_support(opset)) - covered)
+        assert not missing, 'operators exported at opset %d without a case in ' \
+                            'onnx_export_cases.py: %s' % (opset, missing)
+
+
+def test_refused_operator_error_names_node_operator_and_reason(tmp_path):
+    weight, grad = mx.sym.var('weight'), mx.sym.var('grad')
+    sym = mx.sym.sgd_mom_update(weight, grad, mx.sym.var('mom'), lr=0.1, name='step')
+    with pytest.raises(MXNetError, match=r"node 'step' \(operator sgd_mom_update\) to opset "
+                                         r"\d+: ONNX cannot express it: an optimizer step "
+                                         r"that updates its optimizer states \(mom\) in place"):
+        export(sym, {}, [(3,), (3,), (3,)], onnx_file_path=str(tmp_path / 'u.onnx'))
+    assert not list(tmp_path.iterdir())
+

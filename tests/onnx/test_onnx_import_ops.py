@@ -1,0 +1,69 @@
+"""Importing single ONNX operators written with the onnx helper API (as other tools write
+them), each checked against ONNX Runtime on the same model."""
+import numpy as np
+import pytest
+from onnx import helper
+
+import symmod as mx
+from symmod.base import MXNetError
+from test_onnx_import import _compare_with_runtime, _model, _value
+
+RNG = np.random.RandomState(7)
+
+
+@pytest.mark.parametrize('reverse,exclusive', [(0, 0), (1, 0), (0, 1), (1, 1)])
+def test_cumsum(reverse, exclusive):
+    nodes = [helper.make_node('CumSum', ['x', 'axis'], ['y'], reverse=reverse,
+                              exclusive=exclusive)]
+    model = _model(nodes, [_value('x', [3, 4])], [_value('y', [3, 4])],
+                   {'axis': np.array(1, np.int64)})
+    _compare_with_runtime(model, {'x': RNG.randn(3, 4).astype(np.float32)})
+
+
+def _roi_align_model(mode, ratio, opset):
+    attrs = dict(output_height=2, output_width=3, sampling_ratio=ratio, spatial_scale=0.5)
+    if mode is not None:
+        attrs['coordinate_transformation_mode'] = mode
+    nodes = [helper.make_node('RoiAlign', ['x', 'rois', 'index'], ['y'], **attrs)]
+    return _model(nodes, [_value('x', [2, 3, 8, 9]), _value('rois', [4, 4]),
+                          _value('index', [4], 7)], [_value('y', [4, 3, 2, 3])], {},
+                  opset=opset)
+
+
+@pytest.mark.parametrize('mode,ratio,opset', [(None, 2, 13), (None, 0, 16),
+                                              ('output_half_pixel', 0, 16),
+                                              ('half_pixel', 2, 16)])
+def test_roi_align(mode, ratio, opset):
+    # the last box has zero width: its aligned adaptive grid is empty (ONNX gives 0)
+    rois = np.array([[0, 0, 8, 6], [2, 2, 14, 12], [4, 6, 6, 16], [6, 2, 6, 10]], np.float32)
+    feed = {'x': RNG.randn(2, 3, 8, 9).astype(np.float32), 'rois': rois,
+            'index': np.array([0, 1, 1, 0], np.int64)}
+    _compare_with_runtime(_roi_align_model(mode, ratio, opset), feed)
+
+
+def test_max_roi_pool():
+    nodes = [helper.make_node('MaxRoiPool', ['x', 'rois'], ['y'], pooled_shape=[2, 2],
+                              spatial_scale=0.25)]
+    model = _model(nodes, [_value('x', [2, 3, 8, 8]), _value('rois', [3, 5])],
+                   [_value('y', [3, 3, 2, 2])], {})
+    rois = np.array([[0, 0, 0, 31, 31], [1, 4, 8, 20, 28], [1, 0, 0, 3, 3]], np.float32)
+    _compare_with_runtime(model, {'x': RNG.randn(2, 3, 8, 8).astype(np.float32),
+                                  'rois': rois})
+
+
+def test_grid_sample_corners_aligned_zero_padding():
+    nodes = [helper.make_node('GridSample', ['x', 'grid'], ['y'], align_corners=1)]
+    model = _model(nodes, [_value('x', [1, 2, 5, 4]), _value('grid', [1, 3, 3, 2])],
+                   [_value('y', [1, 2, 3, 3])], {}, opset=16)
+    feed = {'x': RNG.randn(1, 2, 5, 4).astype(np.float32),
+            'grid': RNG.uniform(-1.2, 1.2, (1, 3, 3, 2)).astype(np.float32)}
+    _compare_with_runtime(model, feed)
+
+
+def test_grid_sample_other_conventions_are_refused():
+    nodes = [helper.make_node('GridSample', ['x', 'grid'], ['y'], name='gs')]
+    model = _model(nodes, [_value('x', [1, 2, 5, 4]), _value('grid', [1, 3, 3, 2])],
+                   [_value('y', [1, 2, 3, 3])], {}, opset=16)
+    with pytest.raises(MXNetError, match=r"node 'gs' \(GridSample\): mode=bilinear, "
+                                         r"padding_mode=zeros, align_corners=0"):
+        mx.contrib.onnx.import_model(model)
