@@ -452,3 +452,82 @@ ARRAY_CASES = [
          {'data': x(2, 3, 4)}),
 ]
 CASES += ARRAY_CASES
+
+I = S.image
+
+
+# ONNX Runtime (1.32) has no kernels for the opset-22 RandomUniform / RandomNormal
+_RANDOM_OPSETS = sorted({12, 13, min(NEWEST, 21)})
+
+
+def pixels(*shape):
+    return RNG.randint(0, 256, shape).astype(np.uint8)
+
+
+IMAGE_CASES = [
+    case('SyncBatchNorm', S.contrib.SyncBatchNorm(D, fix_gamma=False, eps=1e-4, key='bn'),
+         {'data': x(2, 3, 4, 5)}),
+    case('image_to_tensor', I.to_tensor(D), {'data': pixels(5, 6, 3)}),
+    case('image_to_tensor_batch', I.to_tensor(D), {'data': x(2, 5, 6, 1, low=0, high=255)}),
+    case('image_normalize', I.normalize(D, mean=(0.5, 0.4, 0.3), std=(0.2, 0.3, 0.25)),
+         {'data': x(3, 4, 5, low=0, high=1)}),
+    case('image_normalize_batch_one_value', I.normalize(D, mean=0.5, std=0.25),
+         {'data': x(2, 1, 4, 5, low=0, high=1)}, dynamic=True,
+         dynamic_input_shapes=[('n', 1, 'h', 'w')], dynamic_inputs=[{'data': x(3, 1, 2, 7)}]),
+    case('image_crop', I.crop(D, x=1, y=2, width=3, height=4), {'data': pixels(7, 6, 3)}),
+    case('image_crop_batch', I.crop(D, x=0, y=1, width=5, height=2),
+         {'data': x(2, 4, 6, 1)}),
+    case('image_flip_left_right', I.flip_left_right(D), {'data': pixels(4, 5, 3)}),
+    case('image_flip_top_bottom', I.flip_top_bottom(D), {'data': x(2, 4, 5, 3)},
+         dynamic=True, dynamic_input_shapes=[('n', 'h', 'w', 3)],
+         dynamic_inputs=[{'data': x(1, 6, 2, 3)}]),
+    case('image_resize_nearest', I.resize(D, size=(7, 5), interp=0), {'data': pixels(8, 3, 3)}),
+    case('image_resize_bilinear_float', I.resize(D, size=(7, 3)),
+         {'data': x(2, 5, 4, 3, low=0, high=255)}),
+    case('image_resize_bilinear_uint8', I.resize(D, size=(5, 9)), {'data': pixels(6, 7, 3)}),
+    case('image_resize_bilinear_uint8_halving', I.resize(D, size=(3, 2)),
+         {'data': pixels(4, 6, 1)}),
+    case('image_resize_bicubic_float', I.resize(D, size=4, keep_ratio=True, interp=2),
+         {'data': x(6, 9, 3, low=0, high=255)}),
+    case('image_adjust_lighting', I.adjust_lighting(D, alpha=(0.05, -0.1, 0.2)),
+         {'data': pixels(4, 5, 3)}),
+    case('image_adjust_lighting_grey', I.adjust_lighting(D, alpha=(0.05, -0.1, 0.2)),
+         {'data': x(4, 5, 1, low=0, high=255)}),
+    # the random factors pinned (low == high, std 0) so ONNX Runtime must give symmod's numbers
+    case('image_random_brightness_pinned', I.random_brightness(D, min_factor=1.3, max_factor=1.3),
+         {'data': pixels(4, 5, 3)}, opsets=_RANDOM_OPSETS),
+    case('image_random_contrast_pinned', I.random_contrast(D, min_factor=0.7, max_factor=0.7),
+         {'data': x(4, 5, 3, low=0, high=255)}, opsets=_RANDOM_OPSETS),
+    case('image_random_saturation_pinned',
+         I.random_saturation(D, min_factor=1.4, max_factor=1.4),
+         {'data': x(4, 5, 3, low=0, high=255)}, opsets=_RANDOM_OPSETS),
+    case('image_random_hue_pinned', I.random_hue(D, min_factor=0.2, max_factor=0.2),
+         {'data': x(6, 7, 3, low=0, high=255)}, opsets=_RANDOM_OPSETS),
+    case('image_random_hue_pinned_uint8', I.random_hue(D, min_factor=-0.45, max_factor=-0.45),
+         {'data': pixels(6, 7, 3)}, opsets=_RANDOM_OPSETS),
+    case('image_random_lighting_pinned', I.random_lighting(D, alpha_std=0.0),
+         {'data': x(4, 5, 3, low=0, high=255)}, opsets=_RANDOM_OPSETS),
+]
+CASES += IMAGE_CASES
+
+# Random augmentations: ONNX Runtime draws its own numbers, so these are checked by
+# test_onnx_export_random.py (draws pinned to chosen values, distribution parameters)
+RANDOM_CASES = [
+    case('image_random_flip_left_right', I.random_flip_left_right(D), {'data': pixels(4, 5, 3)}),
+    case('image_random_flip_top_bottom', I.random_flip_top_bottom(D), {'data': x(2, 4, 5, 3)}),
+    case('image_random_brightness', I.random_brightness(D, min_factor=0.5, max_factor=1.5),
+         {'data': pixels(4, 5, 3)}),
+    case('image_random_contrast', I.random_contrast(D, min_factor=0.3, max_factor=1.2),
+         {'data': x(4, 5, 3, low=0, high=255)}),
+    case('image_random_saturation', I.random_saturation(D, min_factor=0.1, max_factor=1.9),
+         {'data': pixels(4, 5, 3)}),
+    case('image_random_hue', I.random_hue(D, min_factor=-0.3, max_factor=0.4),
+         {'data': x(5, 4, 3, low=0, high=255)}),
+    case('image_random_lighting', I.random_lighting(D, alpha_std=0.3),
+         {'data': x(4, 5, 3, low=0, high=255)}),
+    case('image_random_color_jitter', I.random_color_jitter(
+        D, brightness=0.3, contrast=0.4, saturation=0.5, hue=0.2),
+        {'data': x(4, 5, 3, low=0, high=255)}),
+    case('image_random_color_jitter_two', I.random_color_jitter(
+        D, brightness=0.0, contrast=0.4, saturation=0.0, hue=0.2), {'data': pixels(4, 5, 3)}),
+]

@@ -2,7 +2,7 @@
 them), each checked against ONNX Runtime on the same model."""
 import numpy as np
 import pytest
-from onnx import helper
+from onnx import TensorProto, helper
 
 import symmod as mx
 from symmod.base import MXNetError
@@ -67,3 +67,27 @@ def test_grid_sample_other_conventions_are_refused():
     with pytest.raises(MXNetError, match=r"node 'gs' \(GridSample\): mode=bilinear, "
                                          r"padding_mode=zeros, align_corners=0"):
         mx.contrib.onnx.import_model(model)
+
+
+@pytest.mark.parametrize('elem', [TensorProto.FLOAT, TensorProto.INT32])
+def test_mod_fmod_takes_the_dividends_sign(elem):
+    nodes = [helper.make_node('Mod', ['a', 'b'], ['y'], fmod=1)]
+    model = _model(nodes, [_value('a', [2, 4], elem), _value('b', [2, 4], elem)],
+                   [_value('y', [2, 4], elem)], {})
+    dtype = np.float32 if elem == TensorProto.FLOAT else np.int32
+    a = np.array([[7.5, -7.5, 7.5, -7.5], [0, -3, 6.25, -1e-3]]).astype(dtype)
+    b = np.array([[2, 2, -2, -2], [3, 2, 4, 4]]).astype(dtype)
+    _compare_with_runtime(model, {'a': a, 'b': b}, rtol=0, atol=0)
+
+
+def test_random_draws_have_the_distribution():
+    nodes = [helper.make_node('RandomUniform', [], ['u'], low=2.0, high=3.0, shape=[400]),
+             helper.make_node('RandomNormal', [], ['n'], mean=-1.0, scale=0.5, shape=[20, 20]),
+             helper.make_node('RandomUniform', [], ['pinned'], low=1.5, high=1.5, shape=[2],
+                              dtype=TensorProto.DOUBLE)]
+    model = _model(nodes, [], [_value('u', [400]), _value('n', [20, 20]),
+                               _value('pinned', [2], TensorProto.DOUBLE)], {})
+    u, n, pinned = [out.asnumpy() for out in mx.contrib.onnx.import_model(model)[0].eval()]
+    assert u.shape == (400,) and 2 <= u.min() and u.max() < 3 and abs(u.mean() - 2.5) < 0.05
+    assert n.shape == (20, 20) and abs(n.mean() + 1) < 0.1 and abs(n.std() - 0.5) < 0.1
+    assert pinned.dtype == np.float64 and pinned.tolist() == [1.5, 1.5]

@@ -17,7 +17,7 @@ def _no_mean_var(node):
         node.fail('output_mean_var=True (ONNX exports the inference form only)')
 
 
-@translator('BatchNorm')
+@translator('BatchNorm', '_contrib_SyncBatchNorm')
 def batch_norm(g, node):
     op = node.op
     _no_mean_var(node)

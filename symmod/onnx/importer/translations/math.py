@@ -83,9 +83,31 @@ def variadic(g, node):
 
 @translator('Mod')
 def mod(g, node):
+    S = _sym()
     if node.attrs.get('fmod', 0):
-        node.fail('fmod=1 (C remainder; MXNet computes the Python-style modulo)')
-    return _sym().broadcast_mod(node.sym(0), node.sym(1), name=node.name)
+        # C's remainder takes the dividend's sign; on magnitudes it equals Python's modulo
+        # (exactly: neither needs a correction there)
+        remainder = S.broadcast_mod(S.abs(node.sym(0)), S.abs(node.sym(1)),
+                                    name=node.name + '_magnitude')
+        return S.broadcast_mul(S.sign(node.sym(0)), remainder, name=node.name)
+    return S.broadcast_mod(node.sym(0), node.sym(1), name=node.name)
+
+
+# ---- random draws -------------------------------------------------------------------------
+_DRAWS = {   # onnx op -> (symmod op, its two distribution parameters <- ONNX's, defaults)
+    'RandomUniform': ('_random_uniform', (('low', 'low', 0.0), ('high', 'high', 1.0))),
+    'RandomNormal': ('_random_normal', (('loc', 'mean', 0.0), ('scale', 'scale', 1.0))),
+}
+
+
+@translator(*_DRAWS)
+def random_draw(g, node):
+    from ... import _deps
+    op_name, params = _DRAWS[node.op_type]
+    kwargs = {mine: node.attrs.get(theirs, default) for mine, theirs, default in params}
+    return getattr(_sym(), op_name)(shape=tuple(node.attrs['shape']), name=node.name,
+                                    dtype=_deps.numpy_type(node.attrs.get('dtype', 1)).name,
+                                    **kwargs)
 
 
 @translator('Where')
