@@ -510,6 +510,55 @@ IMAGE_CASES = [
 ]
 CASES += IMAGE_CASES
 
+C = S.contrib
+_HALVES = np.array([[-2.5, -1.5, -0.5, 0.5], [1.5, 2.5, 0.4, -0.6], [3.7, -3.7, 0.0, 2.49]],
+                   np.float32)
+CONTRIB_CASES = [
+    case('softmin', S.softmin(D, axis=1, temperature=2.0), {'data': x(2, 3, 4)}),
+    case('smooth_l1', S.smooth_l1(D, scalar=1.5), {'data': x(3, 4, low=-1.5, high=1.5)}),
+    case('quadratic', C.quadratic(D, a=0.5, b=-2, c=1.25), {'data': x(3, 4)}),
+    case('div_sqrt_dim', C.div_sqrt_dim(D), {'data': x(2, 3, 5)}, dynamic=True,
+         dynamic_input_shapes=[('n', 3, 'd')], dynamic_inputs=[{'data': x(1, 3, 7)}]),
+    case('gradientmultiplier', C.gradientmultiplier(D, scalar=0.5), {'data': x(3, 4)}),
+    case('round_ste', C.round_ste(D), {'data': _HALVES}),
+    case('sign_ste', C.sign_ste(D), {'data': _HALVES}),
+    case('allclose', C.allclose(D, D2, rtol=1e-2, atol=1e-3),
+         {'data': np.array([1.0, np.nan, 3.0, 0.0], np.float32),
+          'data2': np.array([1.005, np.nan, 3.02, 0.0005], np.float32)}),
+    case('allclose_not', C.allclose(D, D2, equal_nan=False),
+         {'data': np.array([1.0, np.nan], np.float32),
+          'data2': np.array([1.0, np.nan], np.float32)}),
+    case('amp_cast', S.Group([S.amp_cast(D, dtype='float16'),
+                              S.amp_cast(S.Cast(D2, dtype='int32'), dtype='float16')]),
+         {'data': x(3, 4), 'data2': x(3, 4, low=0, high=9)}),
+    case('amp_multicast', S.Group(list(S.amp_multicast(S.Cast(D, dtype='float16'), D2,
+                                                       num_outputs=2))),
+         {'data': x(3, 4), 'data2': x(3, 4)}),
+    case('cast_storage', S.cast_storage(D, stype='default'), {'data': x(3, 4)}),
+    case('split_v2', S.Group(list(S._split_v2(D, indices=(0, 1, 3), axis=2))),
+         {'data': x(2, 3, 5)}),
+    case('split_v2_sections_squeeze',
+         S.Group(list(S._split_v2(D, indices=(), sections=3, axis=0, squeeze_axis=True))),
+         {'data': x(3, 2, 4)}),
+    case('rnn_param_concat', S._rnn_param_concat(D, D2, num_args=2, dim=0),
+         {'data': x(6), 'data2': x(4)}),
+    case('batch_take', S.batch_take(D, D2),
+         {'data': x(4, 3), 'data2': np.array([0, 2, 5, -1], np.int32)}),
+    case('gather_nd', S.gather_nd(D, D2),
+         {'data': x(3, 4, 2), 'data2': np.array([[0, 2, -1], [1, 3, -4]], np.float32)}),
+    case('khatri_rao', S.khatri_rao(D, D2, S.var('data3'), num_args=3),
+         {'data': x(2, 3), 'data2': x(4, 3), 'data3': x(1, 3)}),
+    case('index_array', C.index_array(D, axes=(0, -1)), {'data': x(2, 3, 4)}),
+    case('MultiBoxPrior', C.MultiBoxPrior(D, sizes=(0.5, 0.25), ratios=(1, 2), clip=True),
+         {'data': x(1, 3, 4, 5)}),
+    case('Convolution_v1', S.Convolution_v1(D, kernel=(3, 3), num_filter=2, pad=(1, 1)),
+         {'data': x(2, 3, 5, 5)}),
+    case('Pooling_v1', S.Pooling_v1(D, kernel=(2, 2), stride=(2, 2), pool_type='avg'),
+         {'data': x(2, 3, 5, 5)}),
+    case('BatchNorm_v1', S.BatchNorm_v1(D, fix_gamma=False), {'data': x(2, 3, 4)}),
+]
+CASES += CONTRIB_CASES
+
 # Random augmentations: ONNX Runtime draws its own numbers, so these are checked by
 # test_onnx_export_random.py (draws pinned to chosen values, distribution parameters)
 RANDOM_CASES = [

@@ -38,6 +38,8 @@ def test_round_trip_of_every_exported_operator(index):
     got = imported_forward(model, inputs)
     assert len(got) == len(expected)
     for e, o in zip(expected, got):
+        if e.shape == () and o.shape == (1,):
+            o = o.reshape(())   # a full reduction in MXNet's symbols gives (1,), never 0-d
         assert o.shape == e.shape
         np.testing.assert_allclose(o.astype(np.float64), e.astype(np.float64),
                                    rtol=options.get('rtol', 1e-4), atol=options.get('atol', 1e-5))

@@ -91,3 +91,11 @@ def test_random_draws_have_the_distribution():
     assert u.shape == (400,) and 2 <= u.min() and u.max() < 3 and abs(u.mean() - 2.5) < 0.05
     assert n.shape == (20, 20) and abs(n.mean() + 1) < 0.1 and abs(n.std() - 0.5) < 0.1
     assert pinned.dtype == np.float64 and pinned.tolist() == [1.5, 1.5]
+
+
+def test_gather_nd():
+    nodes = [helper.make_node('GatherND', ['x', 'index'], ['y'])]
+    model = _model(nodes, [_value('x', [3, 4, 2]), _value('index', [2, 2, 2], TensorProto.INT64)],
+                   [_value('y', [2, 2, 2])], {})
+    index = np.array([[[0, 1], [2, -1]], [[-3, 0], [1, 3]]], np.int64)
+    _compare_with_runtime(model, {'x': RNG.randn(3, 4, 2).astype(np.float32), 'index': index})

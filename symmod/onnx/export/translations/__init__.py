@@ -2,5 +2,5 @@
 
 Importing this package registers every translator (see ``..registry``).
 """
-from . import (activation, arrays, elemwise, image, image_color, nn, norm,  # noqa: F401
-               recurrent, reduce, sequence, shape, vision)
+from . import (activation, arrays, contrib, elemwise, image, image_color,  # noqa: F401
+               nn, norm, recurrent, reduce, sequence, shape, vision)

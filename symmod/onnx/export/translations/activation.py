@@ -79,11 +79,14 @@ def gelu(g, node, x, out):
     g.add('Mul', [half, erf1], [out])
 
 
-def _softmax_common(g, node, op_type):
+def _softmax_common(g, node, op_type, x=None):
+    """softmax / log_softmax of ``x`` (default: the node's input) with the node's
+    axis, temperature and dtype."""
     op = node.op
     if getattr(op, 'use_length', False):
         node.fail('use_length=True')
-    x, rank = node.input(0), len(node.in_shape(0))
+    x = node.input(0) if x is None else x
+    rank = len(node.in_shape(0))
     if op.temperature is not None and op.temperature != 1.0:
         x = g.add('Div', [x, _const(g, node, op.temperature, 'temperature')],
                   hint=node.name + '_t')

@@ -167,6 +167,18 @@ def gather_elements(g, node):
     return S.pick(node.sym(0), index, axis=axis, keepdims=True, mode='wrap', name=node.name)
 
 
+@translator('GatherND')
+def gather_nd(g, node):
+    if node.attrs.get('batch_dims', 0):
+        node.fail('batch_dims=%d (MXNet gather_nd has no batch axes)' % node.attrs['batch_dims'])
+    rank = None if node.shape(1) is None else len(node.shape(1))
+    if rank is None:
+        node.fail('indices of unknown rank')
+    S = _sym()
+    tuples = S.transpose(node.sym(1), axes=(rank - 1,) + tuple(range(rank - 1)))
+    return S.gather_nd(node.sym(0), tuples, name=node.name)
+
+
 @translator('Tile')
 def tile(g, node):
     reps = node.required_const(1, 'repeats')
