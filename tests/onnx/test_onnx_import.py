@@ -210,3 +210,69 @@ def test_bad_files(tmp_path):
     junk.write_bytes(b'\xff\x00 this is not protobuf' * 3)
     with pytest.raises(MXNetError, match='is not an ONNX model'):
         mx.contrib.onnx.import_model(str(junk))
+
+
+@pytest.mark.parametrize('op_type,direction,layout,with_lengths', [
+    ('LSTM', 'forward', 1, False), ('GRU', 'bidirectional', 1, False),
+    ('LSTM', 'reverse', 0, False), ('LSTM', 'forward', 0, True),
+    ('LSTM', 'bidirectional', 1, True), ('GRU', 'reverse', 0, True)])
+def test_foreign_recurrent_layouts_directions_lengths(op_type, direction, layout, with_lengths):
+    """ONNX Runtime runs no batch-major (layout=1) RNN: the reference for those is the
+    time-major model on the transposed data."""
+    rng = np.random.RandomState(4)
+    T, N, I, H = 5, 3, 4, 6
+    gates = 4 if op_type == 'LSTM' else 3
+    dirs = 2 if direction == 'bidirectional' else 1
+    init = {'W': rng.randn(dirs, gates * H, I).astype(np.float32) * 0.4,
+            'R': rng.randn(dirs, gates * H, H).astype(np.float32) * 0.4,
+            'B': rng.randn(dirs, 2 * gates * H).astype(np.float32) * 0.2}
+    lstm_cell = op_type == 'LSTM' and not with_lengths
+    feed = {'x': rng.randn(T, N, I).astype(np.float32),
+            'h0': rng.randn(dirs, N, H).astype(np.float32) * 0.5}
+    if lstm_cell:
+        feed['c0'] = rng.randn(dirs, N, H).astype(np.float32) * 0.5
+    if with_lengths:
+        feed['lens'] = np.array([5, 2, 3], np.int32)
+
+    def model(batch_first):
+        def shaped(name, shape, elem=TensorProto.FLOAT):
+            if batch_first and len(shape) == 3:
+                shape = [shape[1], shape[0], shape[2]]
+            elif batch_first:
+                shape = [shape[2], shape[0], shape[1], shape[3]]
+            return _value(name, shape, elem)
+        names = ['x', 'W', 'R', 'B', 'lens' if with_lengths else '', 'h0']
+        inputs = [shaped('x', [T, N, I]), shaped('h0', [dirs, N, H])]
+        outputs = [shaped('y', [T, dirs, N, H]), shaped('yh', [dirs, N, H])]
+        if with_lengths:
+            inputs.append(_value('lens', [N], TensorProto.INT32))
+        if lstm_cell:
+            names.append('c0')
+            inputs.append(shaped('c0', [dirs, N, H]))
+            outputs.append(shaped('yc', [dirs, N, H]))
+        attrs = {'linear_before_reset': 1} if op_type == 'GRU' else {}
+        nodes = [helper.make_node(op_type, names, [o.name for o in outputs], hidden_size=H,
+                                  direction=direction, layout=int(batch_first), **attrs)]
+        return _model(nodes, inputs, outputs, init, opset=14)
+
+    if not layout:
+        _compare_with_runtime(model(False), feed)
+        return
+    expected = session(model(False)).run(None, feed)
+    swapped = {k: (v.swapaxes(0, 1) if v.ndim == 3 else v) for k, v in feed.items()}
+    got = imported_forward(model(True), swapped)
+    np.testing.assert_allclose(got[0], expected[0].transpose(2, 0, 1, 3), rtol=1e-4, atol=1e-5)
+    for e, o in zip(expected[1:], got[1:]):
+        np.testing.assert_allclose(o, e.swapaxes(0, 1), rtol=1e-4, atol=1e-5)
+
+
+def test_lstm_cell_state_with_lengths_is_refused():
+    init = {'W': np.zeros((1, 8, 3), np.float32), 'R': np.zeros((1, 8, 2), np.float32)}
+    nodes = [helper.make_node('LSTM', ['x', 'W', 'R', '', 'lens'], ['y', 'yh', 'yc'],
+                              hidden_size=2, name='seq_lstm')]
+    model = _model(nodes, [_value('x', [4, 2, 3]), _value('lens', [2], TensorProto.INT32)],
+                   [_value('y', [4, 1, 2, 2]), _value('yh', [1, 2, 2]), _value('yc', [1, 2, 2])],
+                   init)
+    with pytest.raises(MXNetError, match=r"node 'seq_lstm' \(LSTM\): the Y_c output with "
+                                         r"sequence_lens"):
+        mx.contrib.onnx.import_model(model)

@@ -99,3 +99,21 @@ def test_gather_nd():
                    [_value('y', [2, 2, 2])], {})
     index = np.array([[[0, 1], [2, -1]], [[-3, 0], [1, 3]]], np.int64)
     _compare_with_runtime(model, {'x': RNG.randn(3, 4, 2).astype(np.float32), 'index': index})
+
+
+def test_round_halves_to_even():
+    nodes = [helper.make_node('Round', ['x'], ['y'])]
+    model = _model(nodes, [_value('x', [2, 6])], [_value('y', [2, 6])], {})
+    x = np.array([[-2.5, -1.5, -0.5, 0.5, 1.5, 2.5],
+                  [-3.7, -0.49999997, 0.49999997, 2.51, 1e7 + 1, -4.5]], np.float32)
+    _compare_with_runtime(model, {'x': x}, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize('pads,strides', [([2, 0], [1]), ([0, 3], [2]), ([1, 2], [3])])
+def test_conv_1d_asymmetric_pads(pads, strides):
+    out = (10 + sum(pads) - 3) // strides[0] + 1
+    nodes = [helper.make_node('Conv', ['x', 'w', 'b'], ['y'], kernel_shape=[3], pads=pads,
+                              strides=strides)]
+    init = {'w': RNG.randn(4, 2, 3).astype(np.float32), 'b': RNG.randn(4).astype(np.float32)}
+    model = _model(nodes, [_value('x', [2, 2, 10])], [_value('y', [2, 4, out])], init)
+    _compare_with_runtime(model, {'x': RNG.randn(2, 2, 10).astype(np.float32)})

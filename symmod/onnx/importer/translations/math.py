@@ -190,6 +190,19 @@ for _op, _name in _UNARY.items():
     translator(_op)(_unary(_name))
 
 
+@translator('Round')
+def round_half_even(g, node):
+    """ONNX rounds halves to the even neighbour (MXNet's round goes away from zero):
+    ``floor(x)``, plus 1 above the half, plus ``floor(x) mod 2`` at it."""
+    S, x, name = _sym(), node.sym(0), node.name
+    low = S.floor(x, name=name + '_floor')
+    frac = S.elemwise_sub(x, low, name=name + '_frac')      # exact in floating point
+    up = S.where(S._equal_scalar(frac, scalar=0.5, name=name + '_tie'),
+                 S._mod_scalar(low, scalar=2.0, name=name + '_odd'),
+                 S._greater_scalar(frac, scalar=0.5, name=name + '_above'), name=name + '_up')
+    return S.elemwise_add(low, up, name=name)
+
+
 # ---- reductions ---------------------------------------------------------------------------
 def _axes(node):
     axes = node.attrs.get('axes')

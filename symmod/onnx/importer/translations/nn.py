@@ -109,12 +109,17 @@ def conv(g, node):
 
 
 def _explicit_pad(S, data, begin, end, value, count):
-    if count != 2 and count != 3:
-        raise MXNetError('ONNX import: asymmetric padding needs 2-D or 3-D data')
-    widths = [0, 0, 0, 0]
+    """Pad the spatial axes (MXNet's Pad takes 4-D or 5-D data: 1-D data is padded as
+    an image of height 1)."""
+    if count not in (1, 2, 3):
+        raise MXNetError('ONNX import: asymmetric padding needs 1-D, 2-D or 3-D data')
+    widths = [0, 0, 0, 0] + ([0, 0] if count == 1 else [])
     for b, e in zip(begin, end):
         widths += [b, e]
-    return S.Pad(data, mode='constant', pad_width=tuple(widths), constant_value=value)
+    if count == 1:
+        data = S.expand_dims(data, axis=2)
+    padded = S.Pad(data, mode='constant', pad_width=tuple(widths), constant_value=value)
+    return S.squeeze(padded, axis=(2,)) if count == 1 else padded
 
 
 @translator('ConvTranspose')

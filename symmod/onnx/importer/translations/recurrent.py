@@ -36,44 +36,112 @@ def _mode(node):
     return 'rnn_' + acts[0]
 
 
-@translator('LSTM', 'GRU', 'RNN')
-def recurrent(g, node):
-    from .... import symbol as S
-    mode = _mode(node)
-    for attr in ('clip', 'input_forget'):
-        if node.attrs.get(attr):
-            node.fail('%s is not supported' % attr)
-    if node.attrs.get('layout', 0) != 0:
-        node.fail('layout=1 (batch first)')
-    if mode == 'gru' and not node.attrs.get('linear_before_reset', 0):
-        node.fail("linear_before_reset=0 (MXNet's GRU applies the reset gate after the "
-                  "recurrent product, ONNX's linear_before_reset=1)")
-    if node.has(4):
-        node.fail('sequence_lens')
-    if node.has(7):
-        node.fail('peephole weights P')
+def _packed(node, mode, directions):
+    """MXNet's flat parameter vector for the ONNX directions ``directions`` (gates back
+    in MXNet's order): all W and R matrices, then all biases."""
     w = node.required_const(1, 'W')
     r = node.required_const(2, 'R')
     hidden = node.attrs.get('hidden_size') or r.shape[-1]
-    dirs = w.shape[0]
     gates = w.shape[1] // hidden
-    b = node.const(3) if node.has(3) else np.zeros((dirs, 2 * gates * hidden), w.dtype)
+    b = node.const(3) if node.has(3) else np.zeros((w.shape[0], 2 * gates * hidden), w.dtype)
     if node.has(3) and b is None:
         node.fail('its B (input 3) must be a constant')
     weights = []
-    for d in range(dirs):
+    for d in directions:
         weights.append(_to_mxnet_gates(w[d], mode, hidden).reshape(-1))
         weights.append(_to_mxnet_gates(r[d], mode, hidden).reshape(-1))
-    for d in range(dirs):
+    for d in directions:
         half = gates * hidden
         weights.append(_to_mxnet_gates(b[d][:half], mode, hidden))
         weights.append(_to_mxnet_gates(b[d][half:], mode, hidden))
-    params = g.new_param(node.name + '_parameters', np.concatenate(weights).astype(w.dtype))
-    states = []
-    for index in ([5, 6] if mode == 'lstm' else [5]):
-        states.append(node.sym(index) if node.has(index)
-                      else S.zeros(shape=(dirs, 0, hidden), dtype=w.dtype.name))
-    out = S.RNN(node.sym(0), params, *states, state_size=hidden, num_layers=1, mode=mode,
+    return np.concatenate(weights).astype(w.dtype), hidden
+
+
+def _check(node, mode):
+    for attr in ('clip', 'input_forget'):
+        if node.attrs.get(attr):
+            node.fail('%s is not supported' % attr)
+    if mode == 'gru' and not node.attrs.get('linear_before_reset', 0):
+        node.fail("linear_before_reset=0 (MXNet's GRU applies the reset gate after the "
+                  "recurrent product, ONNX's linear_before_reset=1)")
+    if node.has(7):
+        node.fail('peephole weights P')
+
+
+@translator('LSTM', 'GRU', 'RNN')
+def recurrent(g, node):
+    """Time-major (layout 0) or batch-major (layout 1) data; without sequence_lens a
+    forward or bidirectional layer is one fused RNN. With sequence_lens (or
+    direction='reverse') each direction is its own RNN: the reverse one runs on the
+    sequences reversed within their lengths (SequenceReverse), outputs past a length are
+    0 (SequenceMask) and the final hidden state is the one at the last valid step
+    (SequenceLast)."""
+    from .... import symbol as S
+    mode = _mode(node)
+    _check(node, mode)
+    batch_first = node.attrs.get('layout', 0) == 1
+    dirs = node.required_const(1, 'W').shape[0]
+    states_in = [5, 6] if mode == 'lstm' else [5]
+    x = node.sym(0)
+    if batch_first:
+        x = S.transpose(x, axes=(1, 0, 2), name=node.name + '_time_major')
+    states = {i: (S.transpose(node.sym(i), axes=(1, 0, 2)) if batch_first else node.sym(i))
+              for i in states_in if node.has(i)}
+    lengths = node.sym(4) if node.has(4) else None
+    reverse = node.attrs.get('direction', 'forward') == 'reverse'
+    if lengths is None and not reverse:
+        ys, finals = _fused(g, node, S, mode, x, states, list(range(dirs)), states_in)
+    else:
+        if lengths is not None and mode == 'lstm' and len(node.outputs) > 2 \
+                and node.outputs[2]:
+            node.fail('the Y_c output with sequence_lens (the cell state at each '
+                      "sequence's last step is not an output of MXNet's RNN)")
+        parts = [_one_direction(g, node, S, mode, x, states, d, states_in, lengths,
+                                reverse or d == 1) for d in range(dirs)]
+        ys = S.concat(*[p[0] for p in parts], dim=1) if dirs > 1 else parts[0][0]
+        finals = [S.concat(*[p[1][k] for p in parts], dim=0) if dirs > 1 else parts[0][1][k]
+                  for k in range(len(parts[0][1]))]
+    if batch_first:
+        ys = S.transpose(ys, axes=(2, 0, 1, 3))
+        finals = [S.transpose(f, axes=(1, 0, 2)) for f in finals]
+    return [ys] + finals
+
+
+def _zero_state(S, dirs, hidden, dtype):
+    return S.zeros(shape=(dirs, 0, hidden), dtype=dtype)
+
+
+def _fused(g, node, S, mode, x, states, directions, states_in):
+    """One RNN over ``directions``: Y as (T, dirs, N, H) and the final states."""
+    packed, hidden = _packed(node, mode, directions)
+    dirs = len(directions)
+    params = g.new_param(node.name + '_parameters', packed)
+    initial = [states.get(i, _zero_state(S, dirs, hidden, packed.dtype.name)) for i in states_in]
+    out = S.RNN(x, params, *initial, state_size=hidden, num_layers=1, mode=mode,
                 bidirectional=dirs == 2, state_outputs=True, name=node.name)
     y = S.transpose(S.Reshape(out[0], shape=(0, 0, dirs, hidden)), axes=(0, 2, 1, 3))
-    return [y] + [out[i] for i in range(1, len(states) + 1)]
+    return y, [out[i] for i in range(1, len(states_in) + 1)]
+
+
+def _one_direction(g, node, S, mode, x, states, d, states_in, lengths, reverse):
+    """Direction ``d`` alone: Y as (T, 1, N, H) and its final states."""
+    packed, hidden = _packed(node, mode, [d])
+    name = '%s_dir%d' % (node.name, d)
+    params = g.new_param(name + '_parameters', packed)
+    initial = [S.slice_axis(states[i], axis=0, begin=d, end=d + 1) if i in states
+               else _zero_state(S, 1, hidden, packed.dtype.name) for i in states_in]
+    by_length = {'use_sequence_length': lengths is not None}
+    extra = [lengths] if lengths is not None else []
+    if reverse:
+        x = S.SequenceReverse(x, *extra, **by_length)
+    out = S.RNN(x, params, *initial, state_size=hidden, num_layers=1, mode=mode,
+                state_outputs=True, name=name)
+    y = out[0]
+    finals = [out[i] for i in range(1, len(states_in) + 1)]
+    if lengths is not None:
+        finals[0] = S.expand_dims(S.SequenceLast(y, lengths, use_sequence_length=True), axis=0)
+    if reverse:
+        y = S.SequenceReverse(y, *extra, **by_length)
+    if lengths is not None:
+        y = S.SequenceMask(y, lengths, use_sequence_length=True)
+    return S.expand_dims(y, axis=1), finals
