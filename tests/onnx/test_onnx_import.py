@@ -276,3 +276,24 @@ def test_lstm_cell_state_with_lengths_is_refused():
     with pytest.raises(MXNetError, match=r"node 'seq_lstm' \(LSTM\): the Y_c output with "
                                          r"sequence_lens"):
         mx.contrib.onnx.import_model(model)
+
+
+@pytest.mark.parametrize('axis', [0, 1])
+def test_round_trip_of_a_mask_over_a_varying_time_axis(axis):
+    """The export's positions are an ONNX Range over the data's shape; the import makes
+    them the positions along that axis again, so other lengths still work."""
+    sym = mx.sym.SequenceMask(mx.sym.var('data'), mx.sym.var('lengths'),
+                              use_sequence_length=True, axis=axis, value=-1.0)
+    rng = np.random.RandomState(5)
+    shape = (4, 3, 2) if axis == 0 else (3, 4, 2)
+    dyn = ('t', 3, 2) if axis == 0 else (3, 't', 2)
+    model = to_onnx_model(sym, {}, [shape, (3,)], [np.float32, np.float32], dynamic=True,
+                          dynamic_input_shapes=[dyn, (3,)], opset_version=NEWEST)
+    assert 'Range' in {n.op_type for n in model.graph.node}
+    for steps in (4, 6):
+        data_shape = (steps, 3, 2) if axis == 0 else (3, steps, 2)
+        feed = {'data': rng.randn(*data_shape).astype(np.float32),
+                'lengths': np.array([1, steps, 3], np.float32)}
+        _compare_with_runtime(model, feed)
+        np.testing.assert_array_equal(imported_forward(model, feed)[0],
+                                      symmod_forward(sym, feed, {})[0])

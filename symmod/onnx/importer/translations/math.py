@@ -110,6 +110,14 @@ def random_draw(g, node):
                                     **kwargs)
 
 
+def _broadcast_dim(dims):
+    """The broadcast size of one axis; None when it follows an unknown (dynamic) size."""
+    known = [d for d in dims if d is not None]
+    if len(known) < len(dims) and all(d == 1 for d in known):
+        return None
+    return max(known)
+
+
 @translator('Where')
 def where(g, node):
     S = _sym()
@@ -120,8 +128,8 @@ def where(g, node):
         return S.where(node.sym(0), node.sym(1), node.sym(2), name=node.name)
     # symmod's where takes equal shapes: broadcast every operand like the largest one
     rank = max(len(s) for s in shapes)
-    full = [max((s[len(s) - rank + a] if len(s) - rank + a >= 0 else 1) or 0 for s in shapes)
-            for a in range(rank)]
+    full = [_broadcast_dim([s[len(s) - rank + a] if len(s) - rank + a >= 0 else 1
+                            for s in shapes]) for a in range(rank)]
     reference = next((i for i, s in enumerate(shapes) if len(s) == rank and all(
         d is None or d == f for d, f in zip(s, full))), None)
     if reference is None:

@@ -60,6 +60,8 @@ def _axes_input(node, index=1):
 @translator('Squeeze')
 def squeeze(g, node):
     axes = _axes_input(node)
+    if node.inputs[0] in g.dims_of:     # one dimension of a shape, now a scalar
+        g.dims_of[node.outputs[0]] = g.dims_of[node.inputs[0]]
     return _sym().squeeze(node.sym(0), axis=None if axes is None else tuple(axes),
                           name=node.name)
 
@@ -116,6 +118,9 @@ def slice_op(g, node):
                                 name=node.name)
     starts = node.required_const(1, 'starts').tolist()
     ends = node.required_const(2, 'ends').tolist()
+    source = g.shape_of.get(node.inputs[0])
+    if source is not None and len(starts) == 1 and ends[0] == starts[0] + 1 >= 1:
+        g.dims_of[node.outputs[0]] = (source, [int(starts[0])])
     shape = node.shape(0)
     axes = node.const(3).tolist() if node.has(3) else list(range(len(starts)))
     steps = node.const(4).tolist() if node.has(4) else [1] * len(starts)
@@ -144,8 +149,8 @@ def gather(g, node):
     axis = node.attrs.get('axis', 0)
     weight = node.const(0)
     source, picked = g.shape_of.get(node.inputs[0]), node.const(1)
-    if source is not None and picked is not None and picked.ndim == 1:
-        g.dims_of[node.outputs[0]] = (source, [int(i) for i in picked])
+    if source is not None and picked is not None and picked.ndim <= 1:
+        g.dims_of[node.outputs[0]] = (source, [int(i) for i in picked.reshape(-1)])
     indices = node.sym(1)
     if weight is not None and weight.ndim == 2 and axis == 0:
         # a lookup table: MXNet's Embedding, keeping the table as its weight
@@ -303,3 +308,32 @@ def reverse_sequence(g, node):
         node.fail('batch_axis / time_axis other than 1 / 0 (MXNet reverses time-major data)')
     return _sym().SequenceReverse(node.sym(0), node.sym(1), use_sequence_length=True,
                                   name=node.name)
+
+
+@translator('Range')
+def range_op(g, node):
+    """``start + delta * i`` for i below one dimension of a tensor's shape (constant
+    ranges are computed at import): the positions along that axis (index_array)."""
+    S = _sym()
+    dims = g.dims_of.get(node.inputs[1])
+    start, delta = node.const(0), node.const(2)
+    if dims is None or len(dims[1]) != 1 or start is None or delta is None:
+        node.fail('a limit that is not one dimension of a tensor\'s shape, or a start or '
+                  'delta that is not constant')
+    source, (axis,) = dims
+    dtype = start.dtype
+    start, delta = start.reshape(-1)[0], delta.reshape(-1)[0]
+    rank = None if g.shapes.get(source) is None else len(g.shapes[source])
+    if rank is None:
+        node.fail('the rank of %s is unknown' % source)
+    if float(start) != 0 or float(delta) <= 0 or float(delta) != int(delta):
+        node.fail('start %s, delta %s (only ranges from 0 with a positive integer step '
+                  'over a dimension)' % (start, delta))
+    axis %= rank
+    index = S.contrib.index_array(g.symbol(source), axes=(axis,))
+    along = S.slice(index, begin=tuple(None if a == axis else 0 for a in range(rank)),
+                    end=tuple(None if a == axis else 1 for a in range(rank)))
+    positions = S.reshape(along, shape=(-1,))
+    if float(delta) != 1:
+        positions = S.slice(positions, begin=(0,), end=(None,), step=(int(delta),))
+    return S.Cast(positions, dtype=dtype.name, name=node.name)
