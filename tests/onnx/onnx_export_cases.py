@@ -559,6 +559,38 @@ CONTRIB_CASES = [
 ]
 CASES += CONTRIB_CASES
 
+L = S.linalg
+_SPD = (np.eye(3) * 2 + 0.1).astype(np.float32)[None].repeat(2, 0) + x(2, 3, 3, low=0, high=0.3)
+LINALG_CASES = [
+    case('linalg_gemm', L.gemm(D, D2, S.var('c'), transpose_a=True, alpha=0.5, beta=2.0),
+         {'data': x(2, 4, 3), 'data2': x(2, 4, 5), 'c': x(2, 3, 5)}),
+    case('linalg_syrk', L.syrk(D, alpha=1.5), {'data': x(2, 3, 4)}),
+    case('linalg_syrk_transpose', L.syrk(D, transpose=True), {'data': x(3, 4)}),
+    case('linalg_trmm', L.trmm(D, D2, alpha=2.0), {'data': x(2, 3, 3), 'data2': x(2, 3, 4)}),
+    case('linalg_trmm_upper_right_t', L.trmm(D, D2, lower=False, rightside=True,
+                                             transpose=True),
+         {'data': x(3, 3), 'data2': x(4, 3)}),
+    case('linalg_sumlogdiag', L.sumlogdiag(D), {'data': _SPD}),
+    case('linalg_det', L.det(D), {'data': _SPD}, rtol=1e-4, atol=1e-4),
+    case('linalg_extractdiag', L.extractdiag(D, offset=1), {'data': x(2, 4, 4)}),
+    case('linalg_makediag', L.makediag(D, offset=-1), {'data': x(2, 3)}),
+    case('linalg_extracttrian', L.extracttrian(D, offset=-1), {'data': x(2, 4, 4)}),
+    case('linalg_maketrian_upper', L.maketrian(D, lower=False), {'data': x(2, 6)}),
+    case('slice_assign', S._slice_assign(D, D2, begin=(1, None), end=(3, None), step=(1, 2)),
+         {'data': x(4, 5), 'data2': x(2, 3)}),
+    case('slice_assign_scalar', S._slice_assign_scalar(D, scalar=2.5, begin=(0, 1),
+                                                       end=(None, 3)), {'data': x(3, 4)}),
+    case('im2col', S.im2col(D, kernel=(2, 3), stride=(1, 2), pad=(1, 1), dilate=(1, 1)),
+         {'data': x(2, 2, 4, 5)}),
+    case('ravel_multi_index', S._ravel_multi_index(D, shape=(4, 3, 5)),
+         {'data': np.array([[0, 3, 2], [1, 0, 2], [4, 1, 0]], np.float32)}),
+    case('unravel_index', S._unravel_index(D, shape=(4, 3, 5)),
+         {'data': np.array([0, 7, 59, 31], np.float32)}),
+    case('softmax_cross_entropy', S.softmax_cross_entropy(D, D2),
+         {'data': x(4, 5), 'data2': np.array([0, 4, 2, 1], np.float32)}),
+]
+CASES += LINALG_CASES
+
 # Random augmentations: ONNX Runtime draws its own numbers, so these are checked by
 # test_onnx_export_random.py (draws pinned to chosen values, distribution parameters)
 RANDOM_CASES = [

@@ -117,3 +117,9 @@ def test_conv_1d_asymmetric_pads(pads, strides):
     init = {'w': RNG.randn(4, 2, 3).astype(np.float32), 'b': RNG.randn(4).astype(np.float32)}
     model = _model(nodes, [_value('x', [2, 2, 10])], [_value('y', [2, 4, out])], init)
     _compare_with_runtime(model, {'x': RNG.randn(2, 2, 10).astype(np.float32)})
+
+
+def test_det():
+    nodes = [helper.make_node('Det', ['x'], ['y'])]
+    model = _model(nodes, [_value('x', [2, 3, 3])], [_value('y', [2])], {})
+    _compare_with_runtime(model, {'x': RNG.randn(2, 3, 3).astype(np.float32)}, atol=1e-4)

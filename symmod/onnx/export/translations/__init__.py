@@ -2,5 +2,6 @@
 
 Importing this package registers every translator (see ``..registry``).
 """
-from . import (activation, arrays, contrib, elemwise, image, image_color,  # noqa: F401
-               nn, norm, recurrent, reduce, sequence, shape, vision)
+from . import (activation, arrays, contrib, copying, elemwise, image,  # noqa: F401
+               image_color, linalg, nn, norm, recurrent, reduce, sequence, shape,
+               vision)

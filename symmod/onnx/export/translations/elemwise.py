@@ -213,8 +213,9 @@ def batch_dot(g, node):
     g.add('MatMul', [a, b], [node.outputs[0]])
 
 
-@translator('_linalg_gemm2')
-def linalg_gemm2(g, node):
+def matrix_product(g, node, out=None):
+    """``op(A) op(B)`` of a linalg gemm node (its transposes; matrices on the last two
+    axes)."""
     op = node.op
     rank = len(node.in_shape(0))
     if op.axis % rank != rank - 2:
@@ -224,9 +225,14 @@ def linalg_gemm2(g, node):
         a = _swap_last(g, a, rank, node.name + '_aT')
     if op.transpose_b:
         b = _swap_last(g, b, rank, node.name + '_bT')
+    return g.add('MatMul', [a, b], None if out is None else [out], hint=node.name + '_mm')
+
+
+@translator('_linalg_gemm2')
+def linalg_gemm2(g, node):
+    op = node.op
     if op.alpha == 1.0:
-        g.add('MatMul', [a, b], [node.outputs[0]])
+        matrix_product(g, node, node.outputs[0])
     else:
-        product = g.add('MatMul', [a, b], hint=node.name + '_mm')
         alpha = g.constant(np.asarray(op.alpha, node.out_dtype()), 'alpha')
-        g.add('Mul', [product, alpha], [node.outputs[0]])
+        g.add('Mul', [matrix_product(g, node), alpha], [node.outputs[0]])

@@ -306,3 +306,8 @@ def cumsum(g, node):
     if reverse:
         total = S.reverse(total, axis=axis)
     return S.identity(total, name=node.name)
+
+
+@translator('Det')
+def det(g, node):
+    return _sym().linalg.det(node.sym(0), name=node.name)
