@@ -591,6 +591,31 @@ LINALG_CASES = [
 ]
 CASES += LINALG_CASES
 
+QKV = S.var('qkv')
+ATT = S.var('att')
+ATTENTION_CASES = [
+    case('interleaved_selfatt', S.Group([
+        C.interleaved_matmul_selfatt_qk(QKV, heads=2),
+        C.interleaved_matmul_selfatt_valatt(QKV, ATT, heads=2)]),
+        {'qkv': x(4, 3, 2 * 3 * 5), 'att': x(6, 4, 4)}),
+    case('interleaved_encdec', S.Group([
+        C.interleaved_matmul_encdec_qk(D, QKV, heads=3),
+        C.interleaved_matmul_encdec_valatt(QKV, ATT, heads=3)]),
+        {'data': x(2, 2, 3 * 4), 'qkv': x(5, 2, 3 * 2 * 4), 'att': x(6, 2, 5)}),
+    case('interleaved_selfatt_dynamic',     # one source: length and batch vary together
+         C.interleaved_matmul_selfatt_valatt(
+             QKV, S.softmax(C.interleaved_matmul_selfatt_qk(QKV, heads=2), axis=-1), heads=2),
+         {'qkv': x(4, 3, 2 * 3 * 5)}, dynamic=True, dynamic_input_shapes=[('L', 'B', 30)],
+         dynamic_inputs=[{'qkv': x(6, 1, 30)}]),
+    case('AdaptiveAvgPooling2D', C.AdaptiveAvgPooling2D(D, output_size=(3, 2)),
+         {'data': x(2, 3, 7, 5)}),
+    case('BilinearResize2D', C.BilinearResize2D(D, height=5, width=9), {'data': x(1, 2, 4, 6)}),
+    case('BilinearResize2D_like_unaligned', C.BilinearResize2D(D, D2, mode='like',
+                                                              align_corners=False),
+         {'data': x(1, 2, 6, 5), 'data2': x(1, 1, 3, 8)}),
+]
+CASES += ATTENTION_CASES
+
 # Random augmentations: ONNX Runtime draws its own numbers, so these are checked by
 # test_onnx_export_random.py (draws pinned to chosen values, distribution parameters)
 RANDOM_CASES = [

@@ -207,3 +207,16 @@ def dropout(g, node):
               [node.outputs[0]])
     else:
         g.add('Identity', [node.input(0)], [node.outputs[0]])
+
+
+@translator('_contrib_AdaptiveAvgPooling2D', '_contrib_BilinearResize2D')
+def separable_resize(g, node):
+    """``A_h @ x @ A_w.T`` in float64 with symmod's own weight matrices (fixed sizes)."""
+    if {2, 3} & (set(node.in_varying(0)) | set(node.out_varying(0))):
+        node.fail('the spatial size varies (the interpolation weights are fixed at export)')
+    a_h, a_w = node.op.matrices(node.in_shape(0)[2:], node.out_shape(0)[2:])
+    x = cast(g, node.input(0), np.float64, hint=node.name + '_double')
+    rows = g.add('MatMul', [g.constant(a_h, 'rows'), x], hint=node.name + '_rows')
+    both = g.add('MatMul', [rows, g.constant(np.ascontiguousarray(a_w.T), 'cols')],
+                 hint=node.name + '_both')
+    cast(g, both, node.out_dtype(), out=node.outputs[0])

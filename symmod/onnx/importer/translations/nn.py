@@ -72,6 +72,13 @@ def matmul(g, node):
                                 name=node.name)
     rank_b = len(node.shape(1)) if node.shape(1) is not None else None
     rank_a = len(shape_a) if shape_a is not None else None
+    left = node.const(0)
+    if left is not None and left.ndim == 2 and rank_b is not None and rank_b >= 2:
+        # A @ B = (B^T A^T)^T on the last two axes of B: a FullyConnected with weight A
+        swapped = S.swapaxes(node.sym(1), dim1=rank_b - 2, dim2=rank_b - 1)
+        product = S.FullyConnected(swapped, g.new_param(node.inputs[0] + '_left', left),
+                                   num_hidden=left.shape[0], no_bias=True, flatten=False)
+        return S.swapaxes(product, dim1=rank_b - 2, dim2=rank_b - 1, name=node.name)
     if rank_b == 2:
         return S.dot(node.sym(0), node.sym(1), name=node.name)
     if rank_a is not None and rank_a == rank_b and rank_a >= 3:
