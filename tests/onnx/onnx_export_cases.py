@@ -616,6 +616,28 @@ ATTENTION_CASES = [
 ]
 CASES += ATTENTION_CASES
 
+_BOXES_A = np.array([[0, 0, 4, 4], [1, 1, 3, 5], [2, 2, 2, 2], [5, 5, 3, 3]], np.float32)
+_BOXES_B = np.array([[[1, 1, 5, 5], [0, 0, 1, 1], [3, 0, 6, 2]]], np.float32)
+_ANCHORS = np.array([[[0, 0, 2, 2], [1, 1, 4, 3], [2, 0, 5, 4]]], np.float32)
+BOX_CASES = [
+    case('box_iou', C.box_iou(D, D2), {'data': _BOXES_A, 'data2': _BOXES_B}),
+    case('box_iou_center', C.box_iou(D, D2, format='center'),
+         {'data': _BOXES_A + np.float32([0, 0, 1, 1]), 'data2': _BOXES_B[0]}),
+    case('box_decode', C.box_decode(D, S.var('anchors'), std0=0.1, std1=0.1, std2=0.2,
+                                    std3=0.2, format='corner'),
+         {'data': x(2, 3, 4, low=-1, high=1), 'anchors': _ANCHORS}),
+    case('box_decode_center_clip', C.box_decode(D, S.var('anchors'), clip=0.5),
+         {'data': x(1, 3, 4, low=-1, high=1), 'anchors': _ANCHORS + np.float32([0, 0, 1, 1])}),
+    case('box_encode', S.Group(list(C.box_encode(
+        S.var('samples'), S.var('matches'), S.var('anchors'), S.var('refs'), S.var('means'),
+        S.var('stds')))),
+        {'samples': np.array([[1, 0, 1]], np.float32), 'matches': np.array([[2, 0, 1]], np.float32),
+         'anchors': _ANCHORS, 'refs': _BOXES_B[:, :, :] + np.float32([0, 0, 1, 1]),
+         'means': np.array([0, 0.1, 0, 0], np.float32),
+         'stds': np.array([0.1, 0.1, 0.2, 0.2], np.float32)}),
+]
+CASES += BOX_CASES
+
 # Random augmentations: ONNX Runtime draws its own numbers, so these are checked by
 # test_onnx_export_random.py (draws pinned to chosen values, distribution parameters)
 RANDOM_CASES = [

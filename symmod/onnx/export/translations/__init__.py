@@ -2,6 +2,6 @@
 
 Importing this package registers every translator (see ``..registry``).
 """
-from . import (activation, arrays, attention, contrib, copying, elemwise,  # noqa: F401
-               image, image_color, linalg, nn, norm, recurrent, reduce, sequence,
-               shape, vision)
+from . import (activation, arrays, attention, boxes, contrib, copying,  # noqa: F401
+               elemwise, image, image_color, linalg, nn, norm, recurrent, reduce,
+               sequence, shape, vision)
