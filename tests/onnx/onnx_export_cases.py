@@ -637,6 +637,11 @@ BOX_CASES = [
          'stds': np.array([0.1, 0.1, 0.2, 0.2], np.float32)}),
 ]
 CASES += BOX_CASES
+CASES += [   # a normal of scale 0 is its mean (no RandomNormal: ONNX Runtime aborts on it)
+    case('random_normal_scale0', S._random_normal(loc=1.5, scale=0, shape=(2, 3)), {}),
+    case('random_normal_like_scale0', S._random_normal_like(D, loc=-2, scale=0),
+         {'data': x(3, 2)}),
+]
 
 # Random augmentations: ONNX Runtime draws its own numbers, so these are checked by
 # test_onnx_export_random.py (draws pinned to chosen values, distribution parameters)
@@ -658,4 +663,22 @@ RANDOM_CASES = [
         {'data': x(4, 5, 3, low=0, high=255)}),
     case('image_random_color_jitter_two', I.random_color_jitter(
         D, brightness=0.0, contrast=0.4, saturation=0.0, hue=0.2), {'data': pixels(4, 5, 3)}),
+    case('random_uniform', S._random_uniform(low=2, high=3, shape=(3, 40)), {}),
+    case('random_uniform_like', S._random_uniform_like(D, low=-1, high=1), {'data': x(4, 30)}),
+    case('random_normal', S._random_normal(loc=1, scale=2, shape=(400,)), {}),
+    case('random_normal_like', S._random_normal_like(D, loc=-1, scale=0.5),
+         {'data': x(20, 20)}),
+    case('random_exponential', S._random_exponential(lam=2, shape=(400,)), {}),
+    case('random_exponential_like', S._random_exponential_like(D, lam=4), {'data': x(400)}),
+    case('random_randint', S._random_randint(low=-3, high=5, shape=(400,)), {}),
+    case('sample_uniform', S._sample_uniform(D, D2, shape=(200,)),
+         {'data': np.array([0, 10], np.float32), 'data2': np.array([1, 12], np.float32)}),
+    case('sample_normal', S._sample_normal(D, D2, shape=(200,)),
+         {'data': np.array([0, 10], np.float32), 'data2': np.array([1, 0.5], np.float32)}),
+    case('sample_exponential', S._sample_exponential(D, shape=(400,)),
+         {'data': np.array([1, 4], np.float32)}),
+    case('sample_multinomial', S.Group(list(S._sample_multinomial(D, shape=(200,),
+                                                                   get_prob=True))),
+         {'data': np.array([[0.2, 0.8, 0.0], [0.5, 0.25, 0.25]], np.float32)}),
+    case('shuffle', S._shuffle(D), {'data': np.arange(24, dtype=np.float32).reshape(8, 3)}),
 ]

@@ -36,9 +36,11 @@ def _pinned(model, values):
     for i, node in enumerate(nodes):
         matches = [k for k in values if node.output[0].endswith(k)]
         if node.op_type.startswith('Random') and matches:
-            shape = helper.get_attribute_value(
-                next(a for a in node.attribute if a.name == 'shape'))
-            value = np.asarray(values[matches[0]], np.float32).reshape(shape)
+            attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+            dtype = helper.tensor_dtype_to_np_dtype(attrs.get('dtype', 1))
+            value = np.asarray(values[matches[0]], dtype)
+            if 'shape' in attrs:            # (the Like forms take the value's shape)
+                value = value.reshape(attrs['shape'])
             nodes[i].CopyFrom(helper.make_node('Constant', [], list(node.output),
                                                value=numpy_helper.from_array(value)))
     assert not _draws(model), 'draws left unpinned: %s' % sorted(_draws(model))
@@ -152,3 +154,89 @@ def test_random_color_jitter(name, steps, opset):
     sess = session(model)
     outs = [sess.run(None, {'data': data})[0] for _ in range(3)]
     assert not np.array_equal(outs[0], outs[1]) or not np.array_equal(outs[0], outs[2])
+
+
+# ---- random draws (_random_*, _sample_*, _shuffle) ----------------------------------------
+def _draw_model(name, opset):
+    _, sym, inputs, _ = CASES[name]
+    names = [n for n in sym.list_inputs() if n in inputs]
+    model = to_onnx_model(sym, {}, [inputs[n].shape for n in names],
+                          [inputs[n].dtype for n in names], opset_version=opset)
+    return model, inputs
+
+
+def _runs(model, inputs, count=2):
+    sess = session(model)
+    return [sess.run(None, inputs) for _ in range(count)]
+
+
+@pytest.mark.parametrize('opset', OPSETS)
+def test_random_scalar_draws(opset):
+    cases = {'random_uniform': (2, 3, 2.5), 'random_uniform_like': (-1, 1, 0.0)}
+    for name, (low, high, mean) in cases.items():
+        model, inputs = _draw_model(name, opset)
+        (draw, (_, attrs)), = _draws(model).items()
+        assert (attrs['low'], attrs['high']) == (low, high)
+        pinned = (np.linspace(0.1, 0.9, 120).astype(np.float32) * (high - low) + low).reshape(
+            3 if name == 'random_uniform' else 4, -1)
+        np.testing.assert_array_equal(_run_all(_pinned(model, {draw: pinned}), inputs)[0],
+                                      pinned)
+        first, second = _runs(model, inputs)
+        assert low <= first[0].min() and first[0].max() < high
+        assert abs(first[0].mean() - mean) < 0.15 * (high - low)
+        assert not np.array_equal(first[0], second[0])
+    for name, loc, scale in (('random_normal', 1, 2), ('random_normal_like', -1, 0.5)):
+        model, inputs = _draw_model(name, opset)
+        values = _runs(model, inputs, 1)[0][0]
+        assert abs(values.mean() - loc) < 0.3 * scale and abs(values.std() - scale) < 0.2 * scale
+    for name, lam in (('random_exponential', 2), ('random_exponential_like', 4)):
+        model, inputs = _draw_model(name, opset)
+        (draw, _), = _draws(model).items()
+        u = np.linspace(0, 0.99, 400).astype(np.float32)
+        np.testing.assert_allclose(_run_all(_pinned(model, {draw: u}), inputs)[0],
+                                   -np.log1p(-u) / lam, rtol=1e-5, atol=1e-6)
+        values = _runs(model, inputs, 1)[0][0]
+        assert values.min() >= 0 and abs(values.mean() - 1 / lam) < 0.25 / lam
+    model, inputs = _draw_model('random_randint', opset)
+    (draw, _), = _draws(model).items()
+    u = np.linspace(0, 0.999, 400)
+    np.testing.assert_array_equal(_run_all(_pinned(model, {draw: u}), inputs)[0],
+                                  np.floor(u * 8) - 3)
+    values = _runs(model, inputs, 1)[0][0]
+    assert values.dtype == np.int32 and set(values.tolist()) == set(range(-3, 5))
+
+
+def _run_all(model, inputs):
+    return session(model).run(None, inputs)
+
+
+@pytest.mark.parametrize('opset', OPSETS)
+def test_sample_draws_per_parameter_row(opset):
+    model, inputs = _draw_model('sample_uniform', opset)
+    (draw, _), = _draws(model).items()
+    u = np.tile(np.linspace(0, 0.99, 200), (2, 1))
+    expected = inputs['data'][:, None] + (inputs['data2'] - inputs['data'])[:, None] * u
+    np.testing.assert_allclose(_run_all(_pinned(model, {draw: u}), inputs)[0], expected,
+                               rtol=1e-6)
+    model, inputs = _draw_model('sample_normal', opset)
+    values = _runs(model, inputs, 1)[0][0]
+    assert abs(values[0].mean()) < 0.3 and abs(values[1].mean() - 10) < 0.15
+    assert abs(values[1].std() - 0.5) < 0.1
+    model, inputs = _draw_model('sample_exponential', opset)
+    values = _runs(model, inputs, 1)[0][0]
+    assert abs(values[0].mean() - 1) < 0.25 and abs(values[1].mean() - 0.25) < 0.07
+
+
+@pytest.mark.parametrize('opset', OPSETS)
+def test_sample_multinomial_and_shuffle(opset):
+    model, inputs = _draw_model('sample_multinomial', opset)
+    picks, log_p = _runs(model, inputs, 1)[0]
+    probs = inputs['data']
+    assert picks.shape == (2, 200) and set(picks[0].tolist()) == {0, 1}   # p = 0 never
+    assert 0.6 < np.mean(picks[0] == 1) < 0.95 and set(picks[1].tolist()) == {0, 1, 2}
+    np.testing.assert_allclose(log_p, np.log(np.take_along_axis(probs, picks, 1)), rtol=1e-6)
+    model, inputs = _draw_model('shuffle', opset)
+    first, second = [out[0] for out in _runs(model, inputs)]
+    for out in (first, second):
+        assert sorted(map(tuple, out.tolist())) == sorted(map(tuple, inputs['data'].tolist()))
+    assert not np.array_equal(first, second)

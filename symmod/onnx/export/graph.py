@@ -330,7 +330,7 @@ class ExportGraph:
     def _foldable(self, node):
         """Whether symmod can compute the node now: constant inputs (or none), and
         outputs whose shapes do not vary."""
-        if node.op in _NO_FOLD or node.op.startswith(('_random', '_sample', '_image_random')):
+        if node.op in _NO_FOLD or node.op.startswith(('_random', '_sample', '_image_random', '_shuffle')):
             return False
         keys = [(id(child), index) for child, index in node.inputs]
         outs = [(id(node), i) for i in range(len(node.operator().list_outputs()))]
