@@ -637,6 +637,17 @@ BOX_CASES = [
          'stds': np.array([0.1, 0.1, 0.2, 0.2], np.float32)}),
 ]
 CASES += BOX_CASES
+_PDF_PARAMS = np.array([[0.5, 1.5], [2.0, 3.0]], np.float32)
+CASES += [
+    case('random_pdf_uniform', S._random_pdf_uniform(D, S.var('low'), S.var('high')),
+         {'data': x(2, 3, low=0, high=1), 'low': np.array([-1, 0], np.float32),
+          'high': np.array([2, 0.5], np.float32)}),
+    case('random_pdf_normal_log', S._random_pdf_normal(D, S.var('mu'), S.var('sigma'),
+                                                       is_log=True),
+         {'data': x(2, 2, 3), 'mu': _PDF_PARAMS, 'sigma': _PDF_PARAMS + 0.5}),
+    case('random_pdf_exponential', S._random_pdf_exponential(D, S.var('lam')),
+         {'data': x(2, 4, low=0, high=3), 'lam': np.array([0.5, 2], np.float32)}),
+]
 CASES += [   # a normal of scale 0 is its mean (no RandomNormal: ONNX Runtime aborts on it)
     case('random_normal_scale0', S._random_normal(loc=1.5, scale=0, shape=(2, 3)), {}),
     case('random_normal_like_scale0', S._random_normal_like(D, loc=-2, scale=0),

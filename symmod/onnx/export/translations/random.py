@@ -162,3 +162,43 @@ def shuffle(g, node):
     order = g.add('TopK', [keys, g.int64s([rows], 'rows')],
                   [g.fresh(node.name + '_sorted'), g.fresh(node.name + '_order')])[1]
     g.add('Gather', [node.input(0), order], [node.outputs[0]], axis=0)
+
+
+# ---- densities ---------------------------------------------------------------------------
+def _log_density(g, node, x, params):
+    """symmod's log-density (float64) of the sample ``x`` for the node's distribution."""
+    name, distr = node.name, node.op.distribution
+    if distr == 'uniform':
+        low, high = params
+        width = g.add('Sub', [high, low], hint=name + '_width')
+        log = g.add('Neg', [g.add('Log', [width], hint=name + '_logw')], hint=name + '_log')
+        shape = g.add('Shape', [x], hint=name + '_shape') if node.in_varying(0) else \
+            g.int64s(node.in_shape(0), 'shape')
+        return g.add('Expand', [log, shape], hint=name + '_logpdf')
+    if distr == 'exponential':
+        lam, = params
+        return g.add('Sub', [g.add('Log', [lam], hint=name + '_loglam'),
+                             g.add('Mul', [lam, x], hint=name + '_lx')], hint=name + '_logpdf')
+    mu, sigma = params         # normal
+    z = g.add('Div', [g.add('Sub', [x, mu], hint=name + '_centred'), sigma], hint=name + '_z')
+    quad = g.add('Mul', [scalar(g, -0.5, np.float64, 'minus_half'),
+                         g.add('Mul', [z, z], hint=name + '_zz')], hint=name + '_quad')
+    norm = g.add('Log', [g.add('Mul', [sigma, scalar(g, np.sqrt(2 * np.pi), np.float64,
+                                                     'sqrt_2pi')], hint=name + '_s')],
+                 hint=name + '_lognorm')
+    return g.add('Sub', [quad, norm], hint=name + '_logpdf')
+
+
+@translator('_random_pdf_uniform', '_random_pdf_normal', '_random_pdf_exponential')
+def random_pdf(g, node):
+    x = cast(g, node.input(0), np.float64, hint=node.name + '_x')
+    rank = len(node.in_shape(0))
+    params = []
+    for i in range(1, node.num_inputs):
+        p = cast(g, node.input(i), np.float64, hint='%s_p%d' % (node.name, i))
+        lead = len(node.in_shape(i))
+        params.append(unsqueeze(g, p, list(range(lead, rank)), hint=node.name + '_param')
+                      if lead < rank else p)
+    log = _log_density(g, node, x, params)
+    value = log if node.op.is_log else g.add('Exp', [log], hint=node.name + '_pdf')
+    cast(g, value, node.out_dtype(), out=node.outputs[0])
