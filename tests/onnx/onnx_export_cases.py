@@ -637,6 +637,14 @@ BOX_CASES = [
          'stds': np.array([0.1, 0.1, 0.2, 0.2], np.float32)}),
 ]
 CASES += BOX_CASES
+CASES += [
+    case('scatter_nd', S.scatter_nd(D, D2, shape=(3, 4, 2)),
+         {'data': x(3, 2), 'data2': np.array([[0, 2, -1], [1, -1, 0]], np.float32)}),
+    case('index_copy', C.index_copy(D, D2, S.var('new')),
+         {'data': x(5, 3), 'data2': np.array([3, -5], np.float32), 'new': x(2, 3)}),
+    case('fill_element_0index', S.fill_element_0index(D, D2, S.var('cols')),
+         {'data': x(3, 4), 'data2': x(3), 'cols': np.array([0, 3, -1], np.float32)}),
+]
 _PDF_PARAMS = np.array([[0.5, 1.5], [2.0, 3.0]], np.float32)
 CASES += [
     case('random_pdf_uniform', S._random_pdf_uniform(D, S.var('low'), S.var('high')),

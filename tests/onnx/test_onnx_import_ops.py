@@ -123,3 +123,17 @@ def test_det():
     nodes = [helper.make_node('Det', ['x'], ['y'])]
     model = _model(nodes, [_value('x', [2, 3, 3])], [_value('y', [2])], {})
     _compare_with_runtime(model, {'x': RNG.randn(2, 3, 3).astype(np.float32)}, atol=1e-4)
+
+
+def test_scatter_nd_and_scatter_elements():
+    nodes = [helper.make_node('ScatterND', ['x', 'index', 'rows'], ['y']),
+             helper.make_node('ScatterElements', ['x', 'cols', 'values'], ['z'], axis=1)]
+    model = _model(nodes, [_value('x', [4, 3]), _value('index', [2, 1], TensorProto.INT64),
+                           _value('rows', [2, 3]), _value('cols', [4, 1], TensorProto.INT64),
+                           _value('values', [4, 1])],
+                   [_value('y', [4, 3]), _value('z', [4, 3])], {})
+    feed = {'x': RNG.randn(4, 3).astype(np.float32), 'index': np.array([[3], [0]], np.int64),
+            'rows': RNG.randn(2, 3).astype(np.float32),
+            'cols': np.array([[0], [2], [-1], [1]], np.int64),
+            'values': RNG.randn(4, 1).astype(np.float32)}
+    _compare_with_runtime(model, feed)

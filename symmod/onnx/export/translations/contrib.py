@@ -175,3 +175,46 @@ def from_shape(g, node):
     data = np.zeros(node.in_shape(0), node.in_dtype(0))
     value = node.run([data])[0]
     g.add('Identity', [g.constant(value, node.name + '_value')], [node.outputs[0]])
+
+
+def _wrapped(g, node, index, sizes, hint):
+    """int64 ``index`` with negative entries counted from the end of ``sizes`` (broadcast
+    along the last axis), as numpy indexing does."""
+    index = cast(g, index, np.int64, hint=hint + '_int')
+    negative = g.add('Less', [index, g.constant(np.array(0, np.int64), 'zero')],
+                     hint=hint + '_negative')
+    shifted = g.add('Add', [index, g.constant(np.asarray(sizes, np.int64), 'sizes')],
+                    hint=hint + '_shifted')
+    return g.add('Where', [negative, shifted, index], hint=hint + '_wrapped')
+
+
+@translator('scatter_nd')
+def scatter_nd(g, node):
+    """ONNX ScatterND into zeros (index tuples moved to the last axis)."""
+    rank = len(node.in_shape(1))
+    count = node.in_shape(1)[0]
+    moved = g.add('Transpose', [node.input(1)], hint=node.name + '_tuples',
+                  perm=list(range(1, rank)) + [0])
+    index = _wrapped(g, node, moved, list(node.out_shape(0)[:count]), node.name + '_index')
+    zeros = g.constant(np.zeros(node.out_shape(0), node.out_dtype()), node.name + '_zeros')
+    g.add('ScatterND', [zeros, index, node.input(0)], [node.outputs[0]])
+
+
+@translator('_contrib_index_copy')
+def index_copy(g, node):
+    """The rows ``index_vector`` of ``old_tensor`` replaced by ``new_tensor``'s."""
+    rows = reshape_to(g, node.input(1), [-1, 1], hint=node.name + '_rows')
+    index = _wrapped(g, node, rows, [node.in_shape(0)[0]], node.name + '_index')
+    new = node.input(2)
+    if node.in_dtype(2) != node.out_dtype():
+        new = cast(g, new, node.out_dtype(), hint=node.name + '_new')
+    g.add('ScatterND', [node.input(0), index, new], [node.outputs[0]])
+
+
+@translator('fill_element_0index')
+def fill_element_0index(g, node):
+    """``lhs`` with ``lhs[i, rhs[i]]`` set to ``mhs[i]``."""
+    cols = _wrapped(g, node, reshape_to(g, node.input(2), [-1, 1], hint=node.name + '_cols'),
+                    [node.in_shape(0)[1]], node.name + '_index')
+    values = reshape_to(g, node.input(1), [-1, 1], hint=node.name + '_values')
+    g.add('ScatterElements', [node.input(0), cols, values], [node.outputs[0]], axis=1)

@@ -184,6 +184,48 @@ def gather_nd(g, node):
     return S.gather_nd(node.sym(0), tuples, name=node.name)
 
 
+def _no_reduction(node):
+    if node.attrs.get('reduction', 'none') != 'none':
+        node.fail('reduction=%s' % node.attrs['reduction'])
+
+
+@translator('ScatterND')
+def scatter_nd(g, node):
+    """``data`` with the indexed slices replaced by ``updates``: where a scatter of ones
+    marks them, the scatter of the updates, elsewhere the data."""
+    _no_reduction(node)
+    shape, index_shape = node.shape(0), node.shape(1)
+    if shape is None or index_shape is None or None in shape:
+        node.fail('data of unknown shape')
+    S = _sym()
+    rank = len(index_shape)
+    tuples = S.transpose(node.sym(1), axes=(rank - 1,) + tuple(range(rank - 1)))
+    placed = S.scatter_nd(node.sym(2), tuples, shape=tuple(shape))
+    marked = S.scatter_nd(S.ones_like(node.sym(2)), tuples, shape=tuple(shape))
+    return S.where(marked, placed, node.sym(0), name=node.name)
+
+
+@translator('ScatterElements')
+def scatter_elements(g, node):
+    """One update per position along the last axis (indices of size 1 there): a one-hot
+    mask of the index chooses the update."""
+    _no_reduction(node)
+    shape, index_shape = node.shape(0), node.shape(1)
+    if shape is None or index_shape is None or None in shape:
+        node.fail('data of unknown shape')
+    rank = len(shape)
+    axis = node.attrs.get('axis', 0) % rank
+    if axis != rank - 1 or index_shape[-1] != 1 or tuple(index_shape[:-1]) != tuple(shape[:-1]):
+        node.fail('indices other than one per position along the last axis')
+    S = _sym()
+    index = S.squeeze(node.sym(1), axis=(axis,))
+    wrapped = S.broadcast_add(index, S.broadcast_mul(S._lesser_scalar(index, scalar=0),
+                                                     S.ones_like(index) * shape[-1]))
+    mask = S.one_hot(wrapped, depth=shape[-1])
+    updates = S.broadcast_like(node.sym(2), node.sym(0))
+    return S.where(mask, updates, node.sym(0), name=node.name)
+
+
 @translator('Tile')
 def tile(g, node):
     reps = node.required_const(1, 'repeats')
