@@ -637,6 +637,17 @@ BOX_CASES = [
          'stds': np.array([0.1, 0.1, 0.2, 0.2], np.float32)}),
 ]
 CASES += BOX_CASES
+CASES += [   # sparse-storage operators on dense arrays
+    case('SparseEmbedding', C.SparseEmbedding(D, S.var('weight'), input_dim=6, output_dim=3),
+         {'data': np.array([[0, 5], [2, 2]], np.float32)}),
+    case('square_sum', S._square_sum(D, axis=1, keepdims=True), {'data': x(3, 4)}),
+    case('scatter_elemwise_div', S._scatter_elemwise_div(D, D2),
+         {'data': x(3, 4), 'data2': x(3, 4, low=0.5, high=2)}),
+    case('scatter_plus_minus_scalar', S._scatter_minus_scalar(S._scatter_plus_scalar(
+        D, scalar=2.5), scalar=0.75), {'data': x(3, 4)}),
+    case('sparse_retain', S._sparse_retain(D, D2),
+         {'data': x(5, 2), 'data2': np.array([3, 0, 9], np.float32)}),
+]
 CASES += [
     case('scatter_nd', S.scatter_nd(D, D2, shape=(3, 4, 2)),
          {'data': x(3, 2), 'data2': np.array([[0, 2, -1], [1, -1, 0]], np.float32)}),

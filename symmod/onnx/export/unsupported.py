@@ -79,6 +79,9 @@ NOT_EXPRESSIBLE = {
         'a training loss: the CTC forward algorithm is a recursion over time steps with '
         'per-sequence label and data lengths; ONNX has no CTC operator, and expressing '
         'it would take a Scan/Loop body, which this exporter does not generate'),
+    '_contrib_getnnz': (
+        'counts the stored values of a csr array: ONNX tensors are dense, with no storage '
+        'type, and in a symbolic graph symmod hands it a dense array, on which it raises'),
     '_sample_unique_zipfian': (
         'draws unique log-uniform classes by rejection until num_sampled distinct ones '
         'are found (a data-dependent loop); ONNX has no such sampler'),
