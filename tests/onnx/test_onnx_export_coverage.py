@@ -23,9 +23,12 @@ from onnx_export_cases import CASES, RANDOM_CASES
 # the control-flow operators _cond/_foreach/_while_loop landed while this list was being
 # worked down; ONNX If/Loop/Scan express them, but their export needs subgraph
 # translation, which the exporter does not do yet; so did _CachedOp, a whole graph as one
-# node, which exports by inlining its subgraph.)
+# node, which exports by inlining its subgraph; and _contrib_Proposal/_contrib_MultiProposal
+# (single-class NMS: ONNX NonMaxSuppression plus fixed-size padding, to be checked against
+# MXNet's padding rule) and _contrib_RROIAlign (rotated boxes: GridSample on computed
+# grids).)
 PENDING = set("""
-    _CachedOp
+    _CachedOp _contrib_Proposal _contrib_MultiProposal _contrib_RROIAlign
     _cond _foreach _while_loop Correlation _contrib_DeformableConvolution
     _contrib_ModulatedDeformableConvolution _contrib_PSROIPooling _contrib_dequantize
     _contrib_quantize _histogram _random_pdf_dirichlet _random_pdf_gamma
