@@ -16,10 +16,15 @@ CASES = {
 
 
 def make_net(mx, ctxs):
-    """Dense(3, tanh) then Dense(2), on ``ctxs``."""
-    net = mx.gluon.nn.Sequential()
-    net.add(mx.gluon.nn.Dense(3, in_units=4, activation='tanh'),
-            mx.gluon.nn.Dense(2, in_units=3))
+    """Dense(3, tanh) then Dense(2), on ``ctxs``.
+
+    The layers are named inside the net's own scope (net_dense0, net_dense1) whatever
+    other tests created before: Trainer takes parameters in sorted name order (as MXNet),
+    and global counters passing 9 -> 10 would reorder them against the states file."""
+    net = mx.gluon.nn.Sequential(prefix='net_')
+    with net.name_scope():
+        net.add(mx.gluon.nn.Dense(3, in_units=4, activation='tanh'),
+                mx.gluon.nn.Dense(2, in_units=3))
     net.initialize(ctx=ctxs)
     return net
 
