@@ -6,8 +6,9 @@ then shows that node, and the symbol it returns still binds and runs. symmod's n
 holds its graph as symbol JSON (the ``subgraph`` parameter), so, unlike MXNet's, it also
 survives ``tojson`` / ``load_json``.
 
-Its inputs are the graph's arguments, then its auxiliary states; its outputs are the
-graph's outputs. Each node (and each imperative call) binds the graph once to an inner
+Its inputs are the graph's arguments, then its auxiliary states (symbols given
+positionally at composition follow the graph's ``list_inputs`` order, as MXNet's do); its
+outputs are the graph's outputs. Each node (and each imperative call) binds the graph once to an inner
 executor at state creation; forward runs it, backward runs the inner executor's
 backward on the forward pass it just made; both write the auxiliary states back.
 """
@@ -41,6 +42,12 @@ class CachedOp(Operator):
 
     def list_outputs(self):
         return self.graph.list_outputs()
+
+    def positional_inputs(self):
+        # MXNet's rule: positional symbols are the graph's inputs in list_inputs() order,
+        # where arguments and auxiliary states may interleave (conv weight, BatchNorm
+        # gamma, beta, moving_mean, ..., next conv weight)
+        return self.graph.list_inputs()
 
     def _infer(self, method, in_attrs, aux_attrs):
         names = self.list_arguments() + self.list_auxiliary_states()

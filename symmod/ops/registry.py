@@ -131,6 +131,12 @@ class Operator:
         """Names of the auxiliary states the operator updates in place."""
         return []
 
+    def positional_inputs(self):
+        """The input names in the order positional symbols fill them when a node is
+        composed (``mx.sym.<op>(a, b, ...)``); the node itself keeps its inputs as the
+        arguments then the auxiliary states."""
+        return self.list_arguments() + self.list_auxiliary_states()
+
     def num_visible_outputs(self):
         """How many leading outputs a symbol exposes."""
         return len(self.list_outputs())

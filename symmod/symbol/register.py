@@ -62,16 +62,21 @@ def create(op_name, hint, args, kwargs, params, name=None, attr=None):
                          % (op_cls.name, len(input_names), ', '.join(input_names), len(args)))
     if not input_names:
         kwargs = {}         # nnvm ignores symbols given to an operator without inputs
-    unknown = [k for k in kwargs if k not in input_names[len(args):]]
+    order = op.positional_inputs()
+    slots = range(len(args)) if order == input_names else \
+        [input_names.index(n) for n in order[:len(args)]]
+    positional = dict(zip(slots, args))
+    free = [n for i, n in enumerate(input_names) if i not in positional]
+    unknown = [k for k in kwargs if k not in free]
     if unknown:
         raise MXNetError('Symbol.Compose: keyword argument name %s not found for operator %s. '
                          'Candidate arguments: %s' % (', '.join(unknown), op_cls.name,
-                                                      ', '.join(input_names[len(args):])))
-    inputs = [a._outputs[0] for a in args]
-    for index in range(len(args), len(input_names)):
-        input_name = input_names[index]
-        if input_name in kwargs:
-            inputs.append(kwargs[input_name]._outputs[0])
+                                                      ', '.join(free)))
+    inputs = []
+    for index, input_name in enumerate(input_names):
+        given = positional[index] if index in positional else kwargs.get(input_name)
+        if given is not None:
+            inputs.append(given._outputs[0])
         else:
             var_name = '%s_%s' % (node_name, input_name) if node_name else input_name
             inputs.append((Node(None, var_name, dict(node.attrs)), 0))

@@ -99,3 +99,37 @@ def test_hybridized_block_is_recorded_by_operator_up_to_inline_limit(inline_limi
     exe.backward(mx.nd.ones(y.shape))
     np.testing.assert_allclose(grads[sym.list_arguments()[0]].asnumpy(), x.grad.asnumpy(),
                                rtol=1e-5)
+
+
+def test_positional_inputs_follow_list_inputs_order():
+    # two conv+BatchNorm branches: list_inputs interleaves arguments and auxiliary states
+    # (conv weight, gamma, beta, moving_mean, moving_var, next conv weight, ...); MXNet
+    # fills a _CachedOp's positional inputs in that order
+    data = mx.sym.var('data')
+    branches = [mx.sym.BatchNorm(mx.sym.Convolution(data, kernel=(3, 3), num_filter=2,
+                                                    no_bias=True, name='conv%d' % i),
+                                 fix_gamma=False, name='bn%d' % i) for i in range(2)]
+    graph = branches[0] + branches[1]
+    assert graph.list_inputs() != graph.list_arguments() + graph.list_auxiliary_states()
+    node = mx.sym._internal._CachedOp(*[mx.sym.var(n) for n in graph.list_inputs()],
+                                      subgraph=graph.tojson())
+    assert node.list_arguments() == graph.list_arguments()
+    assert node.list_auxiliary_states() == graph.list_auxiliary_states()
+    args, aux = _values(graph, np.random.default_rng(2), data=(1, 1, 5, 5))
+    outs = []
+    for sym in (graph, node):
+        exe = sym.bind(mx.cpu(), {k: mx.nd.array(v) for k, v in args.items()},
+                       aux_states={k: mx.nd.array(v) for k, v in aux.items()})
+        outs.append(exe.forward(is_train=False)[0].asnumpy())
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6)
+
+
+def test_positional_and_keyword_inputs_together():
+    graph = _graph(norm=True)
+    first, *rest = graph.list_inputs()
+    node = mx.sym._CachedOp(mx.sym.var('x'), subgraph=graph.tojson(),
+                            **{n: mx.sym.var('v_' + n) for n in rest})
+    assert node.list_inputs()[0] == 'x'
+    assert sorted(node.list_inputs()[1:]) == sorted('v_' + n for n in rest)
+    with pytest.raises(mx.MXNetError, match='keyword argument name'):
+        mx.sym._CachedOp(mx.sym.var('x'), subgraph=graph.tojson(), **{first: mx.sym.var('y')})
