@@ -712,3 +712,6 @@ RANDOM_CASES = [
          {'data': np.array([[0.2, 0.8, 0.0], [0.5, 0.25, 0.25]], np.float32)}),
     case('shuffle', S._shuffle(D), {'data': np.arange(24, dtype=np.float32).reshape(8, 3)}),
 ]
+
+from onnx_export_cases_graphs import GRAPH_CASES, OPTIMIZER_CASES  # noqa: E402
+CASES += GRAPH_CASES + OPTIMIZER_CASES

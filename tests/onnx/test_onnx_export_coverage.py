@@ -20,22 +20,16 @@ from onnx_export_cases import CASES, RANDOM_CASES
 
 # Operators ONNX can express whose translations are being written (i12b-onnx, issue 12).
 # This set only shrinks: a newly registered operator does not go here. (Exception, stated:
-# the control-flow operators _cond/_foreach/_while_loop landed while this list was being
-# worked down; ONNX If/Loop/Scan express them, but their export needs subgraph
-# translation, which the exporter does not do yet; so did _CachedOp, a whole graph as one
-# node, which exports by inlining its subgraph; and _contrib_Proposal/_contrib_MultiProposal
-# (single-class NMS: ONNX NonMaxSuppression plus fixed-size padding, to be checked against
-# MXNet's padding rule) and _contrib_RROIAlign (rotated boxes: GridSample on computed
-# grids).)
+# _contrib_Proposal/_contrib_MultiProposal (single-class NMS: ONNX NonMaxSuppression plus
+# fixed-size padding, to be checked against MXNet's padding rule) and _contrib_RROIAlign
+# (rotated boxes: GridSample on computed grids) landed while the list was worked down.)
 PENDING = set("""
-    _CachedOp _contrib_Proposal _contrib_MultiProposal _contrib_RROIAlign
-    _cond _foreach _while_loop Correlation _contrib_DeformableConvolution
+    _contrib_Proposal _contrib_MultiProposal _contrib_RROIAlign Correlation
+    _contrib_DeformableConvolution
     _contrib_ModulatedDeformableConvolution _contrib_PSROIPooling _contrib_dequantize
     _contrib_quantize _histogram _random_pdf_dirichlet _random_pdf_gamma
     _random_pdf_generalized_negative_binomial _random_pdf_negative_binomial
-    _random_pdf_poisson all_finite col2im erfinv gamma gammaln lamb_update_phase2
-    mp_lamb_update_phase2 multi_all_finite multi_lars multi_sgd_update multi_sum_sq
-    preloaded_multi_sgd_update sgd_update signsgd_update
+    _random_pdf_poisson col2im erfinv gamma gammaln
 """.split())
 
 

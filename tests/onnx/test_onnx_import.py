@@ -24,6 +24,11 @@ def imported_forward(model, inputs):
     return symmod_forward(sym, {k: v for k, v in inputs.items() if k in used}, params)
 
 
+# exported to ONNX operators the import does not translate yet: importing the model
+# must name them (ONNX type -> the symmod operator that exports to it)
+NOT_IMPORTED = {'Scan': '_foreach', 'Loop': '_while_loop', 'If': '_cond'}
+
+
 @pytest.mark.parametrize('index', range(len(CASES)), ids=[c[0] for c in CASES])
 def test_round_trip_of_every_exported_operator(index):
     name, sym, inputs, options = CASES[index]
@@ -34,6 +39,11 @@ def test_round_trip_of_every_exported_operator(index):
     opset = opsets[0] if index % 3 == 0 else opsets[-1]    # both ends of the opset range
     model = to_onnx_model(sym, params, [inputs[n].shape for n in names],
                           [inputs[n].dtype for n in names], opset_version=opset)
+    missing = sorted({n.op_type for n in model.graph.node} & set(NOT_IMPORTED))
+    if missing:
+        with pytest.raises(MXNetError, match='have no symmod translation: %s' % missing[0]):
+            mx.contrib.onnx.import_model(model)
+        return
     expected = symmod_forward(sym, inputs, params)
     got = imported_forward(model, inputs)
     assert len(got) == len(expected)

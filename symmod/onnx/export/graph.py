@@ -287,6 +287,15 @@ class ExportGraph:
         onnx = _deps.onnx()
         helper, numpy_helper = onnx.helper, onnx.numpy_helper
         graph_inputs = []
+        self._walk(graph_inputs)
+        outputs = self._graph_outputs()
+        initializers = [numpy_helper.from_array(np.ascontiguousarray(array), name)
+                        for name, array in self.initializers.items()]
+        return helper.make_graph(self.onnx_nodes, 'mxnet_converted_model', graph_inputs,
+                                 outputs, initializer=initializers)
+
+    def _walk(self, graph_inputs):
+        """Translate (or compute at export time) every node inference reads."""
         needed = self._needed_nodes()
         for node in self.nodes_in_order:
             if id(node) not in needed:
@@ -297,11 +306,6 @@ class ExportGraph:
                 self._fold(node)
             else:
                 self._translate(node)
-        outputs = self._graph_outputs()
-        initializers = [numpy_helper.from_array(np.ascontiguousarray(array), name)
-                        for name, array in self.initializers.items()]
-        return helper.make_graph(self.onnx_nodes, 'mxnet_converted_model', graph_inputs,
-                                 outputs, initializer=initializers)
 
     def _needed_nodes(self):
         """ids of the nodes inference reads (labels of output layers are not)."""

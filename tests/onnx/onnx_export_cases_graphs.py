@@ -1,0 +1,154 @@
+"""Export cases of the operators that hold graphs (_CachedOp, _foreach, _while_loop,
+_cond) and of the operators translated in this file's siblings' later additions."""
+import numpy as np
+
+import symmod as mx
+
+S = mx.sym
+RNG = np.random.RandomState(7)
+D, D2 = S.var('data'), S.var('data2')
+
+
+def x(*shape, low=-2.0, high=2.0, dtype=np.float32):
+    return RNG.uniform(low, high, shape).astype(dtype)
+
+
+def case(name, sym, inputs, **options):
+    return (name, sym, inputs, options)
+
+
+def _mlp(norm):
+    hidden = S.Activation(S.FullyConnected(S.var('data'), num_hidden=4, name='fc1'),
+                          act_type='tanh')
+    if norm:
+        hidden = S.BatchNorm(hidden, fix_gamma=False, name='bn')
+    return S.FullyConnected(hidden, num_hidden=3, name='fc2')
+
+
+def _cached(norm=False):
+    return S._CachedOp(subgraph=_mlp(norm).tojson(), name='c')
+
+
+def _rnn_step(x_t, states, w):
+    h = S.tanh(x_t * w + states[0])
+    return [h, h * 2], [h * 0.5]
+
+
+def _foreach():
+    outs, states = S.contrib.foreach(lambda x_t, s: _rnn_step(x_t, s, S.var('w')), D,
+                                     [D2])
+    return S.Group(outs + states)
+
+
+def _foreach_free_of_parameters():
+    outs, states = S.contrib.foreach(lambda x_t, s: _rnn_step(x_t, s, D2 * 0.5), D, [D2])
+    return S.Group(outs + states)
+
+
+def _foreach_no_state():
+    outs, _ = S.contrib.foreach(lambda x_t, s: (S.sin(x_t) * S.var('w'), []), D, [])
+    return outs
+
+
+def _while(max_iterations):
+    outs, final = S.contrib.while_loop(
+        lambda i, s: S.sum(i) < 4, lambda i, s: ([s * i, S.exp(s)], [i + 1, s * 0.5 + i]),
+        [D, D2], max_iterations=max_iterations)
+    return S.Group(outs + final)
+
+
+def _while_free():
+    w = S.var('w')
+    outs, final = S.contrib.while_loop(
+        lambda s: S.sum(s) < S.sum(w) * 3, lambda s: ([s], [s + w]), [D], max_iterations=5)
+    return S.Group(outs + final)
+
+
+def _cond():
+    return S.Group(S.contrib.cond(S.sum(D) > 0, lambda: [D * D2, D - D2],
+                                  lambda: [D2 - 2 * D, D]))
+
+
+def _foreach_with_cond():
+    def step(x_t, states):
+        h = S.contrib.cond(S.sum(x_t) > 0, lambda: x_t + states[0], lambda: x_t * states[0])
+        return h, [h * 0.5]
+    outs, states = S.contrib.foreach(step, D, [D2])
+    return S.Group([outs] + states)
+
+
+GRAPH_CASES = [
+    case('CachedOp', _cached(), {'c_data': x(2, 5)}),
+    case('CachedOp_batchnorm_dynamic', _cached(norm=True), {'c_data': x(2, 5)}, dynamic=True,
+         dynamic_input_shapes=[('batch', 5)], dynamic_inputs=[{'c_data': x(7, 5)}]),
+    case('foreach', _foreach(), {'data': x(4, 2, 3), 'data2': x(2, 3)},
+         params={'w': x(2, 3)}),
+    case('foreach_dynamic', _foreach_free_of_parameters(),
+         {'data': x(4, 2, 3), 'data2': x(2, 3)}, dynamic=True, dynamic_input_shapes=[('T', 2, 3), (2, 3)],
+         dynamic_inputs=[{'data': x(6, 2, 3), 'data2': x(2, 3)}]),
+    case('foreach_no_state', _foreach_no_state(), {'data': x(3, 4)}, params={'w': x(4)}),
+    case('while_loop', _while(6), {'data': np.array([1.0], np.float32),
+                                   'data2': np.array([0.7], np.float32)}),
+    case('while_loop_runs_to_max', _while(2), {'data': np.array([1.0], np.float32),
+                                               'data2': np.array([0.7], np.float32)}),
+    case('while_loop_no_step', _while(3), {'data': np.array([5.0], np.float32),
+                                           'data2': np.array([0.7], np.float32)}),
+    case('while_loop_free_variable', _while_free(), {'data': x(2, low=0, high=1)},
+         params={'w': x(2, low=0.2, high=0.5)}),
+    case('foreach_with_cond_inside', _foreach_with_cond(),
+         {'data': x(5, 3), 'data2': x(3)}),
+    case('cond_then', _cond(), {'data': x(3, low=0.1, high=1), 'data2': x(3)}),
+    case('cond_else', _cond(), {'data': x(3, low=-1, high=-0.1), 'data2': x(3)}),
+]
+
+
+def _v(*names):
+    return [S.var(n) for n in names]
+
+
+_W, _G = x(3, 4), x(3, 4)
+_INF = np.array([[1, np.inf], [2, 3]], np.float32)
+OPTIMIZER_CASES = [
+    case('sgd_update', S.sgd_update(*_v('w', 'g'), lr=0.1, wd=0.01, rescale_grad=0.5),
+         {'w': _W, 'g': _G}),
+    case('sgd_update_clip_float16', S.sgd_update(*_v('w', 'g'), lr=0.1, wd=0.01,
+                                                 clip_gradient=0.3),
+         {'w': _W.astype(np.float16), 'g': _G.astype(np.float16)}),
+    case('signsgd_update', S.signsgd_update(*_v('w', 'g'), lr=0.1, wd=0.2, rescale_grad=9),
+         {'w': _W, 'g': np.where(np.abs(_G) < 0.5, 0, _G).astype(np.float32)}),
+    case('multi_sgd_update', S.Group(list(S.multi_sgd_update(
+        *_v('w0', 'g0', 'w1', 'g1'), lrs=(0.1, 0.2), wds=(0.0, 0.01), rescale_grad=2,
+        clip_gradient=0.5, num_weights=2))),
+        {'w0': _W, 'g0': _G, 'w1': x(5), 'g1': x(5)}),
+    case('preloaded_multi_sgd_update', S.Group(list(S.preloaded_multi_sgd_update(
+        *_v('w0', 'g0', 'w1', 'g1', 'lrs', 'wds'), rescale_grad=0.5, num_weights=2))),
+        {'w0': _W, 'g0': _G, 'w1': x(5), 'g1': x(5),
+         'lrs': np.array([0.1, 0.3], np.float32), 'wds': np.array([0.01, 0], np.float32)}),
+    case('multi_sum_sq', S.multi_sum_sq(*_v('a', 'b'), num_arrays=2),
+         {'a': x(3, 4), 'b': x(7, high=100)}),
+    case('multi_lars', S.multi_lars(*_v('lrs', 'wsq', 'gsq', 'wds'), eta=0.1, eps=1e-8,
+                                    rescale_grad=0.5),
+         {'lrs': np.array([0.1, 0.2, 0.3], np.float32),
+          'wsq': np.array([4, 0, 9], np.float32), 'gsq': np.array([1, 2, 0], np.float32),
+          'wds': np.array([0.01, 0.01, 0], np.float32)}),
+    case('lamb_update_phase2', S.lamb_update_phase2(*_v('w', 'g', 'r1', 'r2'), lr=0.01,
+                                                    lower_bound=0.1, upper_bound=5),
+         {'w': _W, 'g': _G, 'r1': np.array([7.5], np.float32),
+          'r2': np.array([2.0], np.float32)}),
+    case('lamb_update_phase2_zero_norm', S.lamb_update_phase2(*_v('w', 'g', 'r1', 'r2'),
+                                                              lr=0.01),
+         {'w': _W, 'g': _G, 'r1': np.array([0.0], np.float32),
+          'r2': np.array([2.0], np.float32)}),
+    case('mp_lamb_update_phase2', S.mp_lamb_update_phase2(
+        *_v('w', 'g', 'r1', 'r2', 'w32'), lr=0.01, lower_bound=0.5),
+        {'w': _W.astype(np.float16), 'g': _G, 'r1': np.array([0.2], np.float32),
+         'r2': np.array([3.0], np.float32), 'w32': _W}),
+    case('all_finite', S.Group([S.all_finite(S.var('a')), S.all_finite(S.var('b'))]),
+         {'a': x(3, 4), 'b': _INF}),
+    case('all_finite_float64_overflow', S.all_finite(S.var('a')),
+         {'a': np.array([1e300, 1.0])}),
+    case('multi_all_finite', S.Group([
+        S.multi_all_finite(D, D2, num_arrays=2),
+        S.multi_all_finite(D, S.var('c'), num_arrays=2)]),
+        {'data': x(3, 4), 'data2': np.array([np.nan, 1], np.float32), 'c': x(2)}),
+]

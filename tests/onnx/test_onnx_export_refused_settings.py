@@ -1,0 +1,20 @@
+"""Operators that export, refused for a setting whose result a graph cannot reproduce:
+the error names the node, the operator and what to change."""
+import pytest
+
+import symmod as mx
+from symmod.base import MXNetError
+from onnx_check import export
+
+
+@pytest.mark.parametrize('build', [
+    lambda a, b: mx.sym.all_finite(a, init_output=False, name='check'),
+    lambda a, b: mx.sym.multi_all_finite(a, b, num_arrays=2, init_output=False,
+                                         name='check')])
+def test_all_finite_without_init_output_is_refused(tmp_path, build):
+    sym = build(mx.sym.var('a'), mx.sym.var('b'))
+    shapes = [(3,)] * len(sym.list_inputs())
+    with pytest.raises(MXNetError, match=r"node 'check' \(operator \w*all_finite\).*"
+                                         r"init_output=False keeps the value its output"):
+        export(sym, {}, shapes, onnx_file_path=str(tmp_path / 'f.onnx'))
+    assert not list(tmp_path.iterdir())
