@@ -144,6 +144,24 @@ def _create_kvstore(kvstore, num_device, arg_params):
     return kv, update_on_kvstore
 
 
+def _create_sparse_kvstore(kvstore):
+    """The store for training with row_sparse weights, which live in it: always
+    ``(kv, True)`` (the optimizer runs in the store)."""
+    from . import kvstore as kvs
+    if isinstance(kvstore, kvs.KVStoreBase):
+        kv = kvstore
+    elif isinstance(kvstore, str):
+        kv = kvs.create(kvstore)
+    else:
+        raise TypeError("Cannot create '%s' KVStore with row_sparse parameters. The type "
+                        "must be KVStore or str." % kvstore)
+    assert kv.is_capable(kvs.KVStoreBase.OPTIMIZER), \
+        'KVStore with sparse weight requires optimizer support. However, type(kv) does ' \
+        'not support optimizer. Please consider other kvstore backends (e.g. dist_device) ' \
+        'instead.'
+    return kv, True
+
+
 def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_on_kvstore):
     """Register every parameter with the store (and copy it to all devices)."""
     for idx, param_on_devs in enumerate(param_arrays):

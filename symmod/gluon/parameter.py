@@ -50,8 +50,11 @@ class Parameter:
         Allow ``initialize`` before the shape is known.
     differentiable : bool, default True
         When False the gradient request is always 'null'.
-    stype, grad_stype : {'default', 'row_sparse', 'csr'}, default 'default'
-        Storage types. symmod stores arrays densely: only 'default' is accepted.
+    stype : {'default', 'row_sparse', 'csr'}, default 'default'
+        Storage type of the weight. A 'row_sparse' weight lives in the Trainer's KVStore;
+        read the rows a batch needs with :meth:`row_sparse_data` ('csr' is refused).
+    grad_stype : {'default', 'row_sparse', 'csr'}, default 'default'
+        Storage type of the gradient ('csr' is refused).
 
     Examples
     --------
@@ -87,10 +90,9 @@ class Parameter:
             "'default', 'row_sparse', or 'csr', but got '%s'" % (name, grad_stype)
         assert stype in _STYPES, "stype for Parameter '%s' must be one of 'default', " \
             "'row_sparse', or 'csr', but got '%s'" % (name, stype)
-        if stype != 'default' or grad_stype == 'csr':
-            raise MXNetError("Parameter '%s': sparse storage (stype=%r, grad_stype=%r) is "
-                             "not supported by symmod in gluon; use stype='default' (a "
-                             "row_sparse gradient, grad_stype='row_sparse', works)"
+        if 'csr' in (stype, grad_stype):
+            raise MXNetError("Parameter '%s': csr storage (stype=%r, grad_stype=%r) is not "
+                             "supported by symmod in gluon; use 'default' or 'row_sparse'"
                              % (name, stype, grad_stype))
         self._grad_stype = grad_stype
         self._stype = stype
@@ -146,7 +148,12 @@ class Parameter:
         self._shape = new_shape
 
     def _set_trainer(self, trainer):
-        """Remember the Trainer that updates this parameter."""
+        """Remember the Trainer that updates this parameter (a sparse one has only one)."""
+        if self._stype != 'default' and self._trainer and trainer and \
+                self._trainer is not trainer:
+            raise RuntimeError("Failed to set the trainer for Parameter '%s' because it was "
+                               "already set. More than one trainers for a %s Parameter is not "
+                               "supported." % (self.name, self._stype))
         self._trainer = trainer
 
     # ---- lookup -----------------------------------------------------------------------
@@ -190,11 +197,24 @@ class Parameter:
         Returns
         -------
         NDArray
+
+        Raises
+        ------
+        RuntimeError
+            For a row_sparse parameter (use :meth:`row_sparse_data`).
         """
+        if self._stype != 'default':
+            raise RuntimeError("Cannot return a copy of Parameter '%s' on ctx %s via data() "
+                               "because its storage type is %s. Please use row_sparse_data() "
+                               "instead." % (self.name, str(ctx), self._stype))
         return self._check_and_get(self._data, ctx)
 
     def list_data(self):
-        """The arrays on all contexts, in the order of initialization."""
+        """The arrays on all contexts, in the order of initialization (dense only)."""
+        if self._stype != 'default':
+            raise RuntimeError("Cannot return copies of Parameter '%s' on all contexts via "
+                               "list_data() because its storage type is %s. Please use "
+                               "row_sparse_data() instead." % (self.name, self._stype))
         return self._check_and_get(self._data, list)
 
     def grad(self, ctx=None):
@@ -226,16 +246,54 @@ class Parameter:
         return self._ctx_list
 
     def row_sparse_data(self, row_id):
-        """Only for row_sparse parameters, which symmod does not have."""
-        raise RuntimeError("Cannot return a copy of Parameter %s via row_sparse_data() "
-                           "because its storage type is %s. Please use data() instead."
-                           % (self.name, self._stype))
+        """The row_sparse weight on ``row_id``'s context, holding the rows ``row_id`` names.
+
+        The rows are pulled from the Trainer's KVStore into the parameter's array on that
+        context (the array autograd differentiates), so a Trainer must exist.
+
+        Parameters
+        ----------
+        row_id : NDArray
+            Row indices (any order, repeats allowed).
+
+        Returns
+        -------
+        RowSparseNDArray
+        """
+        if self._stype != 'row_sparse':
+            raise RuntimeError("Cannot return a copy of Parameter %s via row_sparse_data() "
+                               "because its storage type is %s. Please use data() instead."
+                               % (self.name, self._stype))
+        return self._get_row_sparse(self._data, row_id.context, row_id)
 
     def list_row_sparse_data(self, row_id):
-        """Only for row_sparse parameters, which symmod does not have."""
-        raise RuntimeError("Cannot return copies of Parameter '%s' on all contexts via "
-                           "list_row_sparse_data() because its storage type is %s. Please "
-                           "use data() instead." % (self.name, self._stype))
+        """:meth:`row_sparse_data` on every context, in the order of initialization.
+
+        Parameters
+        ----------
+        row_id : NDArray
+            Row indices, pulled into every context's array.
+
+        Returns
+        -------
+        list of RowSparseNDArray
+        """
+        if self._stype != 'row_sparse':
+            raise RuntimeError("Cannot return copies of Parameter '%s' on all contexts via "
+                               "list_row_sparse_data() because its storage type is %s. Please "
+                               "use data() instead." % (self.name, self._stype))
+        return self._get_row_sparse(self._data, list, row_id)
+
+    def _get_row_sparse(self, arr_list, ctx, row_id):
+        """Pull the rows ``row_id`` into the arrays on ``ctx`` (or all of them)."""
+        if not isinstance(row_id, ndarray.NDArray):
+            raise TypeError('row_id must have NDArray type, but %s is given' % type(row_id))
+        if not self._trainer:
+            raise RuntimeError("Cannot get row_sparse data for Parameter '%s' when no "
+                               "Trainer is created with it." % self.name)
+        results = self._check_and_get(arr_list, ctx)
+        self._trainer._row_sparse_pull(self, results, row_id)
+        return results
 
     # ---- initialization ----------------------------------------------------------------
     def initialize(self, init=None, ctx=None, default_init=initializer.Uniform(),
@@ -289,7 +347,8 @@ class Parameter:
             "specify in_units, in_channels, etc for `Block`s." % (self.name, str(self.shape))
         with autograd.pause():
             if data is None:
-                data = ndarray.zeros(self.shape, dtype=self.dtype, ctx=cpu())
+                data = ndarray.zeros(self.shape, dtype=self.dtype, ctx=cpu(),
+                                     stype=self._stype)
                 initializer.create(default_init)(
                     initializer.InitDesc(self.name, {'__init__': init}), data)
             self._init_impl(data, ctx)
@@ -337,6 +396,8 @@ class Parameter:
                     "Failed loading Parameter '%s' from saved params: dtype incompatible " \
                     "expected %s vs saved %s. Set cast_dtype=True to cast the dtype of " \
                     "saved params." % (self.name, str(self.dtype), str(data.dtype))
+        if self._stype != data.stype:
+            data = data.tostype(self._stype)
         if isinstance(ctx, Context):
             ctx = [ctx]
         if self._data is None:
@@ -356,8 +417,17 @@ class Parameter:
         self._deferred_init = ()
 
     def _reduce(self):
-        """The average of the copies, on cpu (what is saved)."""
+        """The average of the copies, on cpu (what is saved); a row_sparse weight is
+        pulled whole from the Trainer's store (before there is a Trainer, the copies
+        hold the initial value)."""
         ctx = cpu()
+        if self._stype != 'default':
+            if self._trainer is None:
+                return self._check_and_get(self._data, list)[0].copyto(ctx)
+            all_row_ids = ndarray.arange(0, self.shape[0], dtype='int64', ctx=ctx)
+            data = ndarray.zeros(self.shape, stype='row_sparse', dtype=self.dtype, ctx=ctx)
+            self._trainer._row_sparse_pull(self, data, all_row_ids, full_idx=True)
+            return data
         block = self.list_data()
         if len(block) > 1:
             return ndarray.add_n(*(w.copyto(ctx) for w in block)) / len(block)
@@ -412,7 +482,10 @@ class Parameter:
         if self._grad is None:
             return
         for g in self._grad:
-            g[:] = 0
+            if g.stype == 'row_sparse':
+                ndarray.zeros_like(g, out=g)     # no rows, as MXNet leaves it
+            else:
+                g[:] = 0
 
     def var(self):
         """A symbol variable for this parameter (with its shape, dtype and multipliers)."""

@@ -109,6 +109,11 @@ class SymbolBlock(HybridBlock):
             assert len(sym.get_internals().list_outputs()) == 1, \
                 'Input symbols must be variable, but %s is an output of operators' % str(sym)
             input_names.add(sym.name)
+        for sym in out:
+            for node in sym.get_internals():
+                assert node.attr('__storage_type__') != '1', \
+                    "SymbolBlock doesn't support Parameter '%s' because its storage type is " \
+                    "'row_sparse'." % node.name      # '1': MXNet's id of row_sparse
         out = symbol.Group(out) if len(out) > 1 else out[0]
         arg_params = out.list_arguments()
         aux_params = out.list_auxiliary_states()

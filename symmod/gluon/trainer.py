@@ -9,7 +9,7 @@ are scaled by ``rescale_grad = scale / batch_size``.
 from .. import autograd
 from .. import optimizer as opt
 from ..formats.atomic import atomic_write
-from ..model import _create_kvstore, _pushpull_all
+from ..model import _create_kvstore, _create_sparse_kvstore, _pushpull_all
 from .parameter import Parameter
 from .parameter_dict import ParameterDict
 
@@ -64,6 +64,8 @@ class Trainer:
                                  'list of %s.' % type(param))
             self._param2idx[param.name] = i
             self._params.append(param)
+            if param._stype != 'default':
+                self._contains_sparse_weight = True
             if param._grad_stype != 'default':
                 self._contains_sparse_grad = True
             param._set_trainer(self)
@@ -116,7 +118,10 @@ class Trainer:
                 else:
                     arrays = param._check_and_get(param._data, list)
                     idx = self._param2idx[param.name]
-                    self._kvstore.broadcast(idx, arrays[0], arrays)
+                    if param._stype != 'default':
+                        self._kvstore.init(idx, arrays[0])   # pulled by row_sparse_data
+                    else:
+                        self._kvstore.broadcast(idx, arrays[0], arrays)
         self._params_to_init = params_to_init
 
     def _reset_kvstore(self):
@@ -130,37 +135,19 @@ class Trainer:
         self._params_to_init = list(self._params)
 
     def _init_kvstore(self):
-        """Create the store and decide ``update_on_kvstore``."""
+        """Create the store and decide ``update_on_kvstore`` (MXNet's three cases)."""
         config = self._kvstore_params
-        arg_arrays = {param.name: param.data(self._contexts[0]) for param in self._params}
-        kvstore, update_on_kvstore = _create_kvstore(config['kvstore'], len(self._contexts),
-                                                     arg_arrays)
-        self._distributed = 'dist' in kvstore.type if kvstore else False
-        if self._distributed and 'async' in kvstore.type:
-            update_on_kvstore = True
+        if self._contains_sparse_weight:
+            # row_sparse weights live in the store: pull rows, forward, backward, push
+            kvstore, update_on_kvstore = _create_sparse_kvstore(config['kvstore'])
+            self._distributed = 'dist' in kvstore.type
             if config['update_on_kvstore'] is False:
-                raise ValueError('Please set update_on_kvstore=True when training in async '
-                                 'mode.')
-        if self._contains_sparse_grad:
-            # one machine: push and pull the row_sparse gradients, update on the workers
-            # (MXNet's choice); several: only updates in the store are possible
-            update_on_kvstore = self._distributed
-            if config['update_on_kvstore'] is False and self._distributed:
-                raise ValueError('Cannot set update_on_kvstore=False on dist kvstore when '
-                                 'sparse gradients are present.')
-        if config['update_on_kvstore'] is not None:
-            update_on_kvstore = config['update_on_kvstore']
-        if update_on_kvstore and kvstore is None:
-            # MXNet fails here with an AttributeError on None
-            raise ValueError('update_on_kvstore=True needs a KVStore, but none is used: '
-                             'one context with kvstore=%r creates none. Use several '
-                             'contexts, or leave update_on_kvstore as None or False'
-                             % (config['kvstore'],))
-        if update_on_kvstore and not kvstore.is_capable('optimizer'):
-            if config['update_on_kvstore']:
-                raise ValueError('Please set update_on_kvstore=False when training with {}'
-                                 .format(type(kvstore)))
-            update_on_kvstore = False
+                raise ValueError('Cannot set update_on_kvstore=False when sparse weights are '
+                                 'present.')
+        elif self._contains_sparse_grad:
+            kvstore, update_on_kvstore = self._sparse_grad_kvstore(config)
+        else:
+            kvstore, update_on_kvstore = self._dense_kvstore(config)
         if kvstore:
             if self._compression_params:
                 kvstore.set_gradient_compression(self._compression_params)
@@ -173,11 +160,67 @@ class Trainer:
             self._update_on_kvstore = None
         self._kv_initialized = True
 
+    def _sparse_grad_kvstore(self, config):
+        """Dense weights, row_sparse gradients: one machine pushes and pulls the gradients
+        and updates on the workers (MXNet's choice, usually faster); several machines can
+        only update in the store (there is no row_sparse_pull of gradients)."""
+        arg_arrays = {param.name: param.data(self._contexts[0]) for param in self._params}
+        kvstore, _ = _create_kvstore(config['kvstore'], len(self._contexts), arg_arrays)
+        self._distributed = 'dist' in kvstore.type if kvstore else False
+        update_on_kvstore = self._distributed
+        if config['update_on_kvstore'] is not None:
+            if config['update_on_kvstore'] is False and self._distributed:
+                raise ValueError('Cannot set update_on_kvstore=False on dist kvstore when '
+                                 'sparse gradients are present.')
+            update_on_kvstore = config['update_on_kvstore']
+        self._check_store_for(kvstore, update_on_kvstore)
+        return kvstore, update_on_kvstore
+
+    def _dense_kvstore(self, config):
+        """Dense weights and gradients: only dist_async forces updates in the store."""
+        arg_arrays = {param.name: param.data(self._contexts[0]) for param in self._params}
+        kvstore, update_on_kvstore = _create_kvstore(config['kvstore'], len(self._contexts),
+                                                     arg_arrays)
+        self._distributed = 'dist' in kvstore.type if kvstore else False
+        if self._distributed and 'async' in kvstore.type:
+            update_on_kvstore = True
+            if config['update_on_kvstore'] is False:
+                raise ValueError('Please set update_on_kvstore=True when training in async '
+                                 'mode.')
+        if config['update_on_kvstore'] is not None:
+            update_on_kvstore = config['update_on_kvstore']
+        self._check_store_for(kvstore, update_on_kvstore)
+        if update_on_kvstore and not kvstore.is_capable('optimizer'):
+            if config['update_on_kvstore']:
+                raise ValueError('Please set update_on_kvstore=False when training with {}'
+                                 .format(type(kvstore)))
+            update_on_kvstore = False
+        return kvstore, update_on_kvstore
+
+    def _check_store_for(self, kvstore, update_on_kvstore):
+        if update_on_kvstore and kvstore is None:
+            # MXNet fails here with an AttributeError on None
+            raise ValueError('update_on_kvstore=True needs a KVStore, but none is used: '
+                             'one context with kvstore=%r creates none. Use several '
+                             'contexts, or leave update_on_kvstore as None or False'
+                             % (self._kvstore_params['kvstore'],))
+
     def _prepare(self):
         if not self._kv_initialized:
             self._init_kvstore()
         if self._params_to_init:
             self._init_params()
+
+    def _row_sparse_pull(self, parameter, out, row_id, full_idx=False):
+        """Pull the rows ``row_id`` of a row_sparse Parameter from the store into ``out``
+        (all rows through ``pull`` when ``full_idx`` and the store is local)."""
+        self._prepare()
+        idx = self._param2idx[parameter.name]
+        if full_idx and 'dist' not in self._kvstore.type:
+            assert row_id.size == out.shape[0]
+            self._kvstore.pull(idx, out=out, priority=-idx, ignore_sparse=False)
+        else:
+            self._kvstore.row_sparse_pull(idx, out=out, row_ids=row_id, priority=-idx)
 
     # ---- learning rate -------------------------------------------------------------------
     @property
@@ -258,17 +301,20 @@ class Trainer:
         if not self._kvstore:
             return
         keys = [i for i, param in enumerate(self._params) if param.grad_req != 'null'
-                and param.list_grad()[0].stype == 'default']
+                and param._stype == 'default' and param.list_grad()[0].stype == 'default']
         grads = [self._params[i].list_grad() for i in keys]
         outs = [self._params[i].list_data() for i in keys] if self._update_on_kvstore \
             else None
         _pushpull_all(self._kvstore, keys, grads, outs)
         for i, param in enumerate(self._params):
-            if param.grad_req == 'null' or param.list_grad()[0].stype == 'default':
+            if param.grad_req == 'null' or i in keys:
                 continue
             # row_sparse gradients: pushed (summed as row_sparse), then the sum pulled
-            # into the gradients, or the updated weights when the store updates
+            # into the gradients, or the updated weights when the store updates; a
+            # row_sparse weight stays in the store (row_sparse_data pulls its rows)
             self._kvstore.push(i, param.list_grad(), priority=-i)
+            if param._stype != 'default':
+                continue
             pull_list = param.list_data() if self._update_on_kvstore else param.list_grad()
             self._kvstore.pull(i, pull_list, priority=-i, ignore_sparse=self._distributed)
 
@@ -311,7 +357,8 @@ class Trainer:
                             % (param.name, str(data.context)))
             if on_kvstore:
                 continue
-            for upd, arr, grad in zip(updates, param.list_data(), param.list_grad()):
+            for upd, arr, grad in zip(updates, param._check_and_get(param._data, list),
+                                      param.list_grad()):
                 if not ignore_stale_grad or autograd._get_fresh_grad(arr):
                     upd.append((i, grad, arr))
                     autograd._set_fresh_grad(arr, False)

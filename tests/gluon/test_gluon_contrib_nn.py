@@ -154,7 +154,3 @@ def test_sync_batch_norm_two_devices_equal_batch_norm_of_the_whole_batch():
         assert_almost_equal(bn.running_var.data().asnumpy(),
                             whole.running_var.data().asnumpy(), rtol=1e-4, atol=1e-6)
 
-
-def test_sparse_embedding_is_refused_with_the_dense_replacement():
-    with pytest.raises(mx.MXNetError, match='gluon.nn.Embedding'):
-        cnn.SparseEmbedding(10, 4)

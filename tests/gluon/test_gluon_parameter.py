@@ -171,10 +171,9 @@ def test_var_carries_attributes():
     assert p.var() is v
 
 
-def test_sparse_storage_refused():
-    with pytest.raises(MXNetError, match='sparse storage'):
-        gluon.Parameter('w', shape=(2,), stype='row_sparse')
-    with pytest.raises(MXNetError, match='sparse storage'):
+def test_csr_storage_refused():
+    # row_sparse weights: tests/gluon/test_sparse_weights.py
+    with pytest.raises(MXNetError, match='csr storage'):
         gluon.Parameter('w', shape=(2,), grad_stype='csr')
     with pytest.raises(AssertionError, match='must be one of'):
         gluon.Parameter('w', shape=(2,), stype='dense')

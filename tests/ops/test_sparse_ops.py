@@ -134,6 +134,16 @@ def test_unary_keeps_sparsity_when_zero_maps_to_zero(op):
                                        equal_nan=True)
 
 
+def test_zeros_like_of_sparse_stores_nothing_also_into_out():
+    # MXNet 1.9.1: zeros_like(rsp).indices and zeros_like(csr).data are empty
+    for stype, short in (('row_sparse', 'rsp'), ('csr', 'csr')):
+        x = _in(short, stype)
+        for got in (mx.nd.zeros_like(x), mx.nd.zeros_like(x, out=x)):
+            assert got.stype == stype
+            assert got.data.shape[0] == 0
+            assert got.shape == x.shape and not got.asnumpy().any()
+
+
 def test_scalar_operators_storage_rules():
     cases = [('mul_scalar', lambda a: a * 3), ('div_scalar', lambda a: a / 2),
              ('plus_scalar', lambda a: a + 1), ('gt_scalar', lambda a: a > 0.2),

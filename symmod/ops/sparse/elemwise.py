@@ -15,7 +15,7 @@ from ..elemwise import ElemwiseBinary
 from ..scalar import ScalarOp
 from ..unary import UnaryMath
 from ..registry import get as get_op, list_operators
-from ...ndarray.sparse_array import RowSparseStorage, make_csr
+from ...ndarray.sparse_array import RowSparseStorage, make_csr, empty_sparse
 from .base import StorageImpl, register_storage, store_array, add_storage
 
 __all__ = ['zero_preserving']
@@ -81,6 +81,19 @@ def _unary_names():
 
 
 register_storage(*_unary_names())(_ValueMap)
+
+
+@register_storage('zeros_like')
+class _ZerosLike(StorageImpl):
+    """``zeros_like`` of a sparse array stores nothing (MXNet's FillZerosRsp/Csr), also
+    into ``out``: a zeroed row_sparse gradient has no rows."""
+
+    def infer(self, op, in_stypes):
+        return [in_stypes[0]] if in_stypes[0] != 'default' else None
+
+    def forward(self, op, is_train, inputs, outputs):
+        out = outputs[0]
+        out._set_storage(empty_sparse(out.stype, out.shape, out.dtype))
 
 
 # ---- two inputs -------------------------------------------------------------------------

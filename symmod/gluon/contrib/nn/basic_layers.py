@@ -1,10 +1,10 @@
 """gluon.contrib.nn layers: Concurrent / HybridConcurrent (children side by side, outputs
-concatenated), Identity, SyncBatchNorm (batch statistics over several devices) and
+concatenated), Identity, SparseEmbedding (row_sparse weight pulled per batch),
+SyncBatchNorm (batch statistics over several devices) and
 PixelShuffle1D/2D/3D (channels regrouped into a finer spatial grid)."""
 import warnings
 
 from .... import context, ndarray as nd
-from ....base import MXNetError
 from ...block import Block
 from ...hybrid_block import HybridBlock
 from ...nn import Sequential, HybridSequential, BatchNorm
@@ -65,15 +65,48 @@ class Identity(HybridBlock):
 
 
 class SparseEmbedding(Block):
-    """MXNet's embedding with row-sparse weight and gradient. symmod has no sparse
-    storage, so it refuses to be built and names the dense replacement
-    (``gluon.nn.Embedding``, which gives the same numbers with dense gradients)."""
+    """Embedding whose weight and weight gradient are row_sparse: the weight lives in
+    the Trainer's KVStore and each forward pulls only the rows its input names, so a
+    huge vocabulary never needs a dense copy per context. Needs a ``gluon.Trainer``
+    before the first forward. Gradients are row_sparse and the optimizers update lazily
+    (only the looked-up rows) by default.
+
+    Parameters
+    ----------
+    input_dim : int
+        Size of the vocabulary (maximum index + 1).
+    output_dim : int
+        Size of each embedding vector.
+    dtype : str or numpy dtype, default 'float32'
+        Type of the weight and the output.
+    weight_initializer : Initializer, optional
+        Initializer of the ``(input_dim, output_dim)`` weight.
+
+    Examples
+    --------
+    >>> emb = mx.gluon.contrib.nn.SparseEmbedding(1000, 8)
+    >>> emb.initialize()
+    >>> trainer = mx.gluon.Trainer(emb.collect_params(), 'sgd')
+    >>> emb(mx.nd.array([[3, 7]])).shape
+    (1, 2, 8)
+    """
 
     def __init__(self, input_dim, output_dim, dtype='float32', weight_initializer=None,
                  **kwargs):
-        raise MXNetError('SparseEmbedding needs row_sparse storage, which symmod does not '
-                         'have; use gluon.nn.Embedding(%d, %d) (dense gradients)'
-                         % (input_dim, output_dim))
+        super().__init__(**kwargs)
+        self._kwargs = {'input_dim': input_dim, 'output_dim': output_dim, 'dtype': dtype,
+                        'sparse_grad': True}
+        self.weight = self.params.get('weight', shape=(input_dim, output_dim),
+                                      init=weight_initializer, dtype=dtype,
+                                      grad_stype='row_sparse', stype='row_sparse')
+
+    def forward(self, x):
+        weight = self.weight.row_sparse_data(x)
+        return nd.Embedding(x, weight, name='fwd', **self._kwargs)
+
+    def __repr__(self):
+        return '{name}({input_dim} -> {output_dim}, {dtype})'.format(
+            name=self.__class__.__name__, **self._kwargs)
 
 
 class SyncBatchNorm(BatchNorm):
