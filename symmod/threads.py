@@ -9,7 +9,9 @@ training step becomes many times slower than on one thread.
 
 So symmod sizes them together. The *budget* is the number of cores this process may
 run on, capped by ``OMP_NUM_THREADS`` / ``OPENBLAS_NUM_THREADS`` / ``MKL_NUM_THREADS`` /
-``NUMBA_NUM_THREADS`` when the user set them, or by :func:`set_budget`. The *width* is
+``NUMBA_NUM_THREADS`` when the user set them, or by :func:`set_budget`. Without such a
+cap, a process of an MPI job (``mpiexec``, ``python -m symmod.launch``) whose host runs
+N of the job's processes gets ``cores // N`` (at least one). The *width* is
 how many of them to use now: at most every :data:`INTERVAL` seconds (checked where
 work starts: an executor's forward pass, an optimizer update, a gluon backward pass)
 symmod reads from ``/proc/stat`` how much CPU time other processes took since the last
@@ -36,6 +38,8 @@ INTERVAL = 0.25
 """Seconds between two looks at the machine's load."""
 
 _ENV_CAPS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'NUMBA_NUM_THREADS')
+# set by Open MPI's and MPICH/Hydra's mpiexec: the job's processes on this host
+_LOCAL_RANKS = ('OMPI_COMM_WORLD_LOCAL_SIZE', 'MPI_LOCALNRANKS')
 
 
 def _cores():
@@ -45,13 +49,27 @@ def _cores():
         return os.cpu_count() or 1
 
 
+def _local_ranks():
+    """How many processes of this MPI job run on this host (1 without a launcher)."""
+    for name in _LOCAL_RANKS:
+        value = os.environ.get(name, '').strip()
+        if value.isdigit() and int(value) > 0:
+            return int(value)
+    return 1
+
+
 def _env_budget():
     cores = _cores()
+    caps = []
     for name in _ENV_CAPS:
         value = os.environ.get(name, '').split(',')[0].strip()
         if value.isdigit() and int(value) > 0:
-            cores = min(cores, int(value))
-    return max(1, cores)
+            caps.append(int(value))
+    if caps:
+        return max(1, min([cores] + caps))
+    # ranks of one job on one host share its cores: left at every core each, N ranks
+    # would run N times as many threads as there are cores
+    return max(1, cores // _local_ranks())
 
 
 class _Machine:

@@ -55,3 +55,22 @@ def test_timeout_ends_the_job(tmp_path):
     code = launch.main(['-n', '1', '--timeout', '3', sys.executable, '-c',
                         'import time; time.sleep(60)'])
     assert code == 124
+
+
+def test_ranks_of_a_job_split_the_cores_of_their_host(monkeypatch, capfd):
+    """Under the real mpiexec, each of 2 ranks on this host gets half its cores as thread
+    budget (symmod/threads.py is loaded alone: importing all of symmod takes seconds)."""
+    pytest.importorskip('mpi4py', reason='needs the dist extra (an MPI launcher)')
+    from symmod import threads
+    for name in threads._ENV_CAPS:
+        monkeypatch.delenv(name, raising=False)
+    code = ('import importlib.util as u; s = u.spec_from_file_location("t", %r); '
+            'm = u.module_from_spec(s); s.loader.exec_module(m); '
+            'print("budget", m.budget(), m._cores())' % threads.__file__)
+    code = launch.main(['-n', '2', '--timeout', '90', sys.executable, '-c', code])
+    assert code == 0
+    lines = [line.split() for line in capfd.readouterr().out.splitlines()
+             if line.startswith('budget')]
+    assert len(lines) == 2
+    for _, budget, cores in lines:
+        assert int(budget) == max(1, int(cores) // 2)

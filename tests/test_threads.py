@@ -148,6 +148,27 @@ def test_environment_caps_the_budget(name):
     assert out.stdout.strip().splitlines()[-1] == '1'
 
 
+@pytest.mark.parametrize('cores,local,caps,expected', [
+    (4, None, {}, 4),                           # no launcher: every core
+    (4, '2', {}, 2),                            # 2 ranks on the host: half each
+    (2, '4', {}, 1),                            # more ranks than cores: at least one
+    (16, '3', {}, 5),
+    (4, '2', {'OMP_NUM_THREADS': '3'}, 3),      # the user's setting wins
+    (4, '2', {'NUMBA_NUM_THREADS': '8'}, 4),    # ... capped by the cores
+])
+@pytest.mark.parametrize('variable', ['OMPI_COMM_WORLD_LOCAL_SIZE', 'MPI_LOCALNRANKS'])
+def test_local_ranks_of_a_job_share_the_cores(monkeypatch, cores, local, caps, expected,
+                                              variable):
+    for name in threads._ENV_CAPS + threads._LOCAL_RANKS:
+        monkeypatch.delenv(name, raising=False)
+    if local is not None:
+        monkeypatch.setenv(variable, local)
+    for name, value in caps.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(threads, '_cores', lambda: cores)
+    assert threads._env_budget() == expected
+
+
 def test_group_runs_contexts_one_after_another_at_width_one(budget_state):
     budget_state.width = 1
     budget_state.next_check = float('inf')
