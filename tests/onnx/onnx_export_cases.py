@@ -713,5 +713,8 @@ RANDOM_CASES = [
     case('shuffle', S._shuffle(D), {'data': np.arange(24, dtype=np.float32).reshape(8, 3)}),
 ]
 
-from onnx_export_cases_graphs import GRAPH_CASES, OPTIMIZER_CASES  # noqa: E402
-CASES += GRAPH_CASES + OPTIMIZER_CASES
+from onnx_export_cases_graphs import (GRAPH_CASES, OPTIMIZER_CASES,  # noqa: E402
+                                      QUANTIZATION_CASES, BLOCK_CASES, SPECIAL_CASES,
+                                      DENSITY_CASES)
+CASES += (GRAPH_CASES + OPTIMIZER_CASES + QUANTIZATION_CASES + BLOCK_CASES + SPECIAL_CASES
+          + DENSITY_CASES)

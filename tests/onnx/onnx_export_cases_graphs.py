@@ -152,3 +152,86 @@ OPTIMIZER_CASES = [
         S.multi_all_finite(D, S.var('c'), num_arrays=2)]),
         {'data': x(3, 4), 'data2': np.array([np.nan, 1], np.float32), 'c': x(2)}),
 ]
+
+
+_LO, _HI = S.var('lo'), S.var('hi')
+
+
+def _quantized(out_type):
+    return S.contrib.quantize(D, _LO, _HI, out_type=out_type)
+
+
+_RANGE = {'lo': np.array([-1.5], np.float32), 'hi': np.array([2.5], np.float32)}
+_IN_RANGE = np.concatenate([x(40, low=-1.5, high=2.5), np.float32(
+    [-1.5, 2.5, 0, -0.75, 0.5, 1.0 / 3, -2.5 / 3, 2.5 * 126.5 / 127])])
+QUANTIZATION_CASES = [
+    case('quantize_uint8', S.Group(list(_quantized('uint8'))), dict(_RANGE, data=_IN_RANGE)),
+    case('quantize_int8', S.Group(list(_quantized('int8'))), dict(_RANGE, data=_IN_RANGE)),
+    case('dequantize_uint8', S.contrib.dequantize(_quantized('uint8')[0], _LO, _HI), dict(_RANGE, data=_IN_RANGE)),
+    case('dequantize_int8', S.contrib.dequantize(*_quantized('int8')),
+         dict(_RANGE, data=_IN_RANGE)),
+    case('dequantize_codes', S.contrib.dequantize(D, _LO, _HI),
+         dict(_RANGE, data=np.arange(-128, 128, dtype=np.int8))),
+]
+BLOCK_CASES = [
+    case('col2im_2d', S.col2im(D, output_size=(6, 5), kernel=(3, 2), stride=(2, 1),
+                               dilate=(1, 2), pad=(1, 1)), {'data': x(2, 3 * 6, 3 * 5)}),
+    case('col2im_1d', S.col2im(D, output_size=(9,), kernel=(3,), stride=(2,)),
+         {'data': x(1, 2 * 3, 4)}),
+    case('col2im_3d', S.col2im(D, output_size=(3, 4, 3), kernel=(2, 2, 2), pad=(1, 0, 1)),
+         {'data': x(1, 2 * 8, 4 * 3 * 4)}),
+    case('col2im_dynamic_batch', S.col2im(D, output_size=(4, 4), kernel=(2, 2), stride=(2, 2)),
+         {'data': x(2, 4 * 4, 4)}, dynamic=True, dynamic_input_shapes=[('N', 16, 4)],
+         dynamic_inputs=[{'data': x(5, 16, 4)}]),
+]
+
+
+def _wide(*parts):
+    return np.concatenate([np.asarray(p, np.float64).reshape(-1) for p in parts]).astype(
+        np.float32)
+
+
+# wide ranges, both sides of the reflection, the tails, and the poles / edges
+SPECIAL_CASES = [
+    case('gammaln', S.gammaln(D), {'data': _wide(
+        RNG.uniform(-30, 60, 300), np.exp(RNG.uniform(-20, 80, 100)),
+        -np.exp(RNG.uniform(-20, 15, 100)), [0, -1, -2, -7, 1, 2, 0.5, 1e-30, 3.4e38])}),
+    case('gamma', S.gamma(D), {'data': _wide(
+        RNG.uniform(-30, 36, 400), np.exp(RNG.uniform(-20, 3.5, 100)),
+        [0, -0.0, -1, -2, 1, 2, 0.5, -0.5, 1e-30, 40])}),
+    case('erfinv', S.erfinv(D), {'data': _wide(
+        RNG.uniform(-1, 1, 300), 1 - np.exp(RNG.uniform(-16.5, 0, 100)),
+        -1 + np.exp(RNG.uniform(-16.5, 0, 100)), [1, -1, 0, 1e-30, 1.5, -2])}),
+]
+
+
+def _simplex(*shape):
+    raw = RNG.uniform(0.05, 1, shape)
+    return (raw / raw.sum(-1, keepdims=True)).astype(np.float32)
+
+
+_COUNTS = RNG.randint(0, 12, (2, 5)).astype(np.float32)
+_POSITIVE = np.array([0.7, 3.5], np.float32)
+DENSITY_CASES = [
+    case('random_pdf_gamma', S._random_pdf_gamma(D, S.var('alpha'), S.var('beta')),
+         {'data': x(2, 5, low=0.05, high=6), 'alpha': np.array([0.6, 4.5], np.float32),
+          'beta': np.array([2.0, 0.3], np.float32)}),
+    case('random_pdf_gamma_log', S._random_pdf_gamma(D, S.var('alpha'), S.var('beta'),
+                                                     is_log=True),
+         {'data': x(2, 5, low=0.05, high=6), 'alpha': np.array([0.6, 30.5], np.float32),
+          'beta': np.array([2.0, 0.3], np.float32)}),
+    case('random_pdf_poisson', S._random_pdf_poisson(D, S.var('lam')),
+         {'data': _COUNTS, 'lam': _POSITIVE}),
+    case('random_pdf_negative_binomial', S._random_pdf_negative_binomial(
+        D, S.var('k'), S.var('p'), is_log=True),
+        {'data': _COUNTS, 'k': np.array([2.5, 7], np.float32),
+         'p': np.array([0.3, 0.85], np.float32)}),
+    case('random_pdf_generalized_negative_binomial',
+         S._random_pdf_generalized_negative_binomial(D, S.var('mu'), S.var('alpha')),
+         {'data': _COUNTS, 'mu': np.array([2.0, 6.0], np.float32), 'alpha': _POSITIVE}),
+    case('random_pdf_dirichlet', S._random_pdf_dirichlet(D, S.var('alpha')),
+         {'data': _simplex(2, 3, 4), 'alpha': x(2, 4, low=0.5, high=3)}),
+    case('random_pdf_dirichlet_vector_log', S._random_pdf_dirichlet(D, S.var('alpha'),
+                                                                    is_log=True),
+         {'data': _simplex(4), 'alpha': x(4, low=0.5, high=3)}),
+]

@@ -3,5 +3,6 @@
 Importing this package registers every translator (see ``..registry``).
 """
 from . import (activation, arrays, attention, boxes, contrib, copying,  # noqa: F401
-               control_flow, elemwise, image, image_color, linalg, nn, norm, optimizer,
-               random, recurrent, reduce, sequence, shape, sparse, vision)
+               control_flow, densities, elemwise, image, image_color, linalg, nn, norm,
+               optimizer, quantization, random, recurrent, reduce, sequence, shape, sparse,
+               special, vision)
