@@ -124,22 +124,32 @@ def simple_bind(symbol, ctx, grad_req, type_dict, stype_dict, group2ctx, shared_
     for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
         stype = arg_stypes.get(name, 'default')
         place = places[name]
-        if shared_exec is not None and name in shared_names:
-            array = shared_exec.arg_dict[name]
-            grad = shared_exec.grad_dict.get(name)
-            if array.shape != tuple(shape):
-                raise MXNetError('shared argument %s has shape %s, this graph needs %s'
-                                 % (name, array.shape, tuple(shape)))
+        gstype = grad_st.get(name, 'default')
+        if name in shared_names:
+            # a parameter: the shared executor's arrays, else its own (never the buffer)
+            if shared_exec is not None:
+                array = shared_exec.arg_dict[name]
+                grad = shared_exec.grad_dict.get(name)
+                if array.shape != tuple(shape):
+                    raise MXNetError('shared argument %s has shape %s, this graph needs %s'
+                                     % (name, array.shape, tuple(shape)))
+                if grad is not None and (gstype != 'default' or grad.stype != 'default'):
+                    grad = None         # MXNet shares dense gradients only
+            else:
+                array = zeros(shape, ctx=place, dtype=dtype, stype=stype)
+                grad = None
+            if grad is None and req != 'null':
+                grad = zeros(shape, ctx=place, dtype=dtype, stype=gstype)
         else:
-            array = _from_buffer(shared_buffer, name, shape, dtype, place) \
-                if stype == 'default' else zeros(shape, ctx=place, dtype=dtype, stype=stype)
-            grad = zeros(shape, ctx=place, dtype=dtype, stype=grad_st.get(name, 'default')) \
-                if req != 'null' else None
+            # data, labels and arguments the shared group does not have: the buffer
+            array = _from_buffer(shared_buffer, name, shape, dtype, place, stype)
+            grad = None if req == 'null' else \
+                _from_buffer(shared_buffer, 'grad of ' + name, shape, dtype, place, gstype)
         arg_arrays.append(array)
         grad_arrays.append(grad if req != 'null' else None)
     aux_arrays = []
     for name, shape, dtype in zip(symbol.list_auxiliary_states(), aux_shapes, aux_types):
-        if shared_exec is not None and name in shared_names and name in shared_exec.aux_dict:
+        if shared_exec is not None and name in shared_exec.aux_dict:
             aux_arrays.append(shared_exec.aux_dict[name])
         else:
             aux_arrays.append(zeros(shape, ctx=places[name], dtype=dtype))
@@ -180,15 +190,21 @@ def _variable_contexts(symbol, ctx, group2ctx):
     return places
 
 
-def _from_buffer(shared_buffer, name, shape, dtype, ctx):
-    """An array for ``name``: a view of a large-enough shared one, else a new one."""
+def _from_buffer(shared_buffer, name, shape, dtype, ctx, stype='default'):
+    """An array for ``name``: a view of a large-enough shared one, else a new one kept in
+    the buffer. Sparse arrays are not shared (MXNet's Python ``simple_bind`` accepts only
+    dense arrays in a shared buffer)."""
+    if stype != 'default':
+        return zeros(shape, ctx=ctx, dtype=dtype, stype=stype)
     shape = tuple(shape)
     size = int(np.prod(shape, dtype=np.int64))
     existing = shared_buffer.get(name)
-    if existing is not None and np.dtype(existing.dtype) == dtype:
+    if existing is not None:
+        if np.dtype(existing.dtype) != dtype:
+            raise MXNetError('shared buffer: "%s" is %s there, this graph needs %s'
+                             % (name, np.dtype(existing.dtype).name, np.dtype(dtype).name))
         if existing.size >= size:
-            flat = existing._data.reshape(-1)
-            return NDArray(flat[:size].reshape(shape), ctx)
+            return NDArray(existing._data.reshape(-1)[:size].reshape(shape), ctx)
         _LOGGER.warning('bucketing: data "%s" has a shape %s, which is larger than already '
                         'allocated shape %s. Need to re-allocate. Consider putting '
                         'default_bucket_key to be the bucket taking the largest input for '

@@ -229,13 +229,54 @@ def test_simple_bind_types_and_shared_buffer():
     assert exe.outputs[0].dtype == np.float64
     buffer = {}
     first = net.simple_bind(mx.cpu(), shared_buffer=buffer, data=(4, 5))
-    assert set(buffer) == set(net.list_arguments())
+    # as MXNet 1.9.1: every argument that is not a shared parameter, and its gradient
+    assert set(buffer) == set(net.list_arguments()) | \
+        {'grad of ' + n for n in net.list_arguments()}
     second = net.simple_bind(mx.cpu(), shared_buffer=buffer, data=(2, 5))
     assert np.shares_memory(first.arg_dict['data']._data, second.arg_dict['data']._data)
     shared = net.simple_bind(mx.cpu(), data=(2, 5), shared_exec=first,
                              shared_arg_names=['fc1_weight', 'fc1_bias'])
     assert shared.arg_dict['fc1_weight'] is first.arg_dict['fc1_weight']
     assert shared.grad_dict['fc1_weight'] is first.grad_dict['fc1_weight']
+
+
+def test_shared_buffer_holds_no_parameters():
+    # MXNet 1.9.1 keeps the parameters named in shared_arg_names out of the buffer (a
+    # second executor group shares them through shared_exec); only the other arguments
+    # and their gradients are there ('fc1_bias' here is no parameter)
+    net = _mlp()
+    others = ('data', 'fc1_bias', 'softmax_label')
+    names = [n for n in net.list_arguments() if n not in others]
+    buffer = {}
+    grad_req = {n: 'null' if n in others else 'write' for n in net.list_arguments()}
+    first = net.simple_bind(mx.cpu(), shared_buffer=buffer, shared_arg_names=names,
+                            grad_req=grad_req, data=(4, 5))
+    assert sorted(buffer) == sorted(others)
+    second = net.simple_bind(mx.cpu(), shared_buffer=buffer, shared_arg_names=names,
+                             shared_exec=first, grad_req=grad_req, data=(2, 5))
+    assert sorted(buffer) == sorted(others)
+    assert second.arg_dict['fc1_bias'] is not first.arg_dict['fc1_bias']
+    assert np.shares_memory(second.arg_dict['fc1_bias']._data, buffer['fc1_bias']._data)
+    for name in names:
+        assert second.arg_dict[name] is first.arg_dict[name]
+        assert second.grad_dict[name] is first.grad_dict[name]
+
+
+def test_shared_buffer_keeps_dense_arrays_only():
+    # a row_sparse data array is not shared through the buffer (MXNet's simple_bind
+    # accepts only dense arrays there); its dense gradient is
+    data = mx.sym.var('data', stype='row_sparse')
+    net = mx.sym.sum(data * mx.sym.var('w'))
+    buffer = {}
+    first = net.simple_bind(mx.cpu(), shared_buffer=buffer, shared_arg_names=['w'],
+                            data=(3, 2), w=(3, 2))
+    second = net.simple_bind(mx.cpu(), shared_buffer=buffer, shared_arg_names=['w'],
+                             shared_exec=first, data=(3, 2), w=(3, 2))
+    assert first.arg_dict['data'].stype == 'row_sparse'
+    assert sorted(buffer) == ['grad of data']
+    assert second.arg_dict['data'] is not first.arg_dict['data']
+    assert np.shares_memory(second.grad_dict['data']._data, first.grad_dict['data']._data)
+    assert second.arg_dict['w'] is first.arg_dict['w']
 
 
 def test_steady_state_runs_no_planning(monkeypatch):
