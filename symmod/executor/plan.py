@@ -15,7 +15,8 @@ input's shape per input and never the gradient array of a 'null' argument.
 import numpy as np
 
 from ..base import MXNetError
-from ..ops.registry import Operator
+from ..ops.registry import Operator, known_zero_dims
+from ..util import is_np_shape
 from ..symbol import graph as _graph
 from ..symbol.infer import infer_shapes, infer_types
 from .memory import assign_storage, view
@@ -90,14 +91,20 @@ class Plan:
             array = self._value[(id(node), 0)]
             known_shapes[node.name] = tuple(array.shape)
             known_types[node.name] = np.dtype(array.dtype)
-        shapes = infer_shapes(nodes, known_shapes)
+        # bound arrays are concrete: under NumPy-shape semantics their 0 dims are zero
+        # sizes and outputs may have them (index_array of a scalar); otherwise a 0 dim
+        # is an unknown one (MXNet)
+        zeros = is_np_shape() and any(0 in s or not s for s in known_shapes.values())
+        with known_zero_dims(zeros):
+            shapes = infer_shapes(nodes, known_shapes)
         types = infer_types(nodes, known_types)
         self.shape, self.dtype = {}, {}
         for node in self.op_nodes:
             for i in range(node.num_outputs()):
                 key = (id(node), i)
                 shape, dtype = shapes.get(key), types.get(key)
-                if shape is None or any(d == 0 for d in shape) or dtype is None:
+                if shape is None or (not zeros and any(d == 0 for d in shape)) \
+                        or dtype is None:
                     raise MXNetError('cannot infer %s of output %s: bind needs every input '
                                      'shape and dtype to determine it'
                                      % ('shape' if dtype is not None else 'dtype',

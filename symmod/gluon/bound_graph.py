@@ -25,7 +25,7 @@ import numpy as np
 from .. import autograd
 from ..autograd import tape as _tape
 from ..base import MXNetError
-from ..ndarray import NDArray, zeros
+from ..ndarray.ndarray import NDArray, zeros
 from .graph_runner import GraphRunner
 
 __all__ = ['BoundGraph']

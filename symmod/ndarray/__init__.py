@@ -4,6 +4,7 @@ import types
 
 from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, concat, concatenate,
                       waitall, from_numpy, mx_real_t, moveaxis, onehot_encode)
+from .legacy_shape import zeros, ones  # noqa: F811  (MXNet's legacy-shape rule)
 from .utils import save, load, load_frombuffer
 from .. import ops as _ops  # registers every operator
 from . import register as _register

@@ -413,6 +413,8 @@ class NDArray:
             key = key._host().astype(np.int64)
         if isinstance(value, np.ndarray) and value.size == 1 and value.ndim:
             value = value.reshape(())      # MXNet broadcasts a one-element array anywhere
+        if isinstance(key, slice) and key == slice(None) and not self.shape:
+            key = ()                       # x[:] = v fills a 0-d array too, as in MXNet
         if isinstance(self._data, np.ndarray):
             self._data[key] = value
         else:

@@ -6,6 +6,7 @@ import numpy as np
 from ..base import MXNetError, attr_str
 from ..context import current_context
 from ..ops import registry
+from ..util import is_np_shape
 from .. import autograd
 from .. import profiler as _profiler
 from . import device
@@ -69,7 +70,8 @@ def invoke(op, inputs, out=None):
         if plan is not None:
             return _invoke_planned(op, inputs, plan)
     result, out_meta = _invoke_checked(op, inputs, out)
-    if signature is not None:
+    if signature is not None and not is_np_shape():
+        # (NumPy-shape semantics admit shapes legacy calls refuse: plans of legacy only)
         plans = op.__dict__.setdefault('_invoke_plans', {})
         if len(plans) >= _MAX_PLANS:
             plans.clear()
@@ -118,8 +120,10 @@ def _invoke_checked(op, inputs, out):
         op.create_state(ctx if ctx is not None else current_context(),
                         [a.shape for a in host], [a.dtype for a in host])
     n_out = len(op.list_outputs())
-    in_shapes, out_shapes, aux_shapes = op.infer_shape(
-        [a.shape for a in in_data], [None] * n_out, [a.shape for a in aux])
+    # under NumPy-shape semantics a 0 dim of an input array is a zero size, not unknown
+    with registry.known_zero_dims(is_np_shape() and any(0 in a.shape for a in host)):
+        in_shapes, out_shapes, aux_shapes = op.infer_shape(
+            [a.shape for a in in_data], [None] * n_out, [a.shape for a in aux])
     if hasattr(op, 'output_shapes'):
         # an output sized by the input values (boolean_mask): known only now
         out_shapes = op.output_shapes(in_data)

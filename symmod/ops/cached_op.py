@@ -65,7 +65,7 @@ class CachedOp(Operator):
 
     def create_state(self, ctx, in_shapes, in_dtypes):
         from ..context import cpu
-        from ..ndarray import zeros
+        from ..ndarray.ndarray import zeros
         n_args = len(self.list_arguments())
         # the arrays the operator receives are host (numpy) storage: run the graph on cpu
         arrays = [zeros(s, ctx=cpu(), dtype=d) for s, d in zip(in_shapes, in_dtypes)]

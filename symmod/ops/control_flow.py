@@ -56,7 +56,7 @@ class _Body:
         if key != self._key:
             from ..context import cpu
             args = {n: nd.array(arrays[n], dtype=arrays[n].dtype) for n in self.names}
-            grads = {n: nd.zeros(arrays[n].shape, dtype=arrays[n].dtype) for n in self.names}
+            grads = {n: nd.ndarray.zeros(arrays[n].shape, dtype=arrays[n].dtype) for n in self.names}
             self._exe = self.symbol.bind(cpu(), args, args_grad=grads)
             self._key = key
         return self._exe

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_int
 from .common import axis_slice, canonical_axis, copy_into, int_shape
-from .registry import Operator, Param, register, ShapeError, unify
+from .registry import Operator, Param, register, ShapeError, dim_known, unify
 
 __all__ = []
 
@@ -43,36 +43,40 @@ class Concat(Operator):
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
         in_shapes = [int_shape(s) for s in in_shapes]
-        common, total, axis = None, 0, None
-        complete = True
-        for shape in in_shapes + [int_shape(out_shapes[0])]:
-            if shape is None:
-                continue
-            if len(shape) == 0:
-                raise ShapeError('Concat: zero-dimensional arrays cannot be concatenated')
-            axis = canonical_axis(self.dim, len(shape), 'Concat', 'dim')
-            masked = shape[:axis] + (0,) + shape[axis + 1:]
-            try:
-                common = unify(common, masked)
-            except ShapeError:
-                raise ShapeError('Concat: incompatible input shapes %s along dim=%d'
-                                 % ([s for s in in_shapes], self.dim)) from None
-        if common is None:
+        out = int_shape(out_shapes[0])
+        given = [s for s in in_shapes + [out] if s is not None]
+        if not given:
             return in_shapes, list(out_shapes), []
-        for shape in in_shapes:
-            if shape is None or not shape[axis]:
-                complete = False
-            else:
-                total += shape[axis]
-        new_in = [unify(common, s) for s in in_shapes]
-        out = list(common)
-        out[axis] = total if complete else 0
-        try:
-            out = unify(tuple(out), out_shapes[0])
-        except ShapeError:
-            raise ShapeError('Concat: incompatible output shape: expected %s, got %s'
-                             % (tuple(out), tuple(out_shapes[0]))) from None
-        return new_in, [out], []
+        if any(len(s) == 0 for s in given):
+            raise ShapeError('Concat: zero-dimensional arrays cannot be concatenated')
+        if len({len(s) for s in given}) > 1:
+            raise ShapeError('Concat: incompatible input shapes %s along dim=%d'
+                             % (in_shapes, self.dim))
+        axis = canonical_axis(self.dim, len(given[0]), 'Concat', 'dim')
+        # the dims off the axis agree across inputs and output (None: not known yet)
+        common = [None] * len(given[0])
+        for shape in given:
+            for i, d in enumerate(shape):
+                if i == axis or not dim_known(d):
+                    continue
+                if common[i] is not None and common[i] != d:
+                    raise ShapeError('Concat: incompatible input shapes %s along dim=%d'
+                                     % (in_shapes, self.dim))
+                common[i] = d
+        sizes = [s[axis] if s is not None else 0 for s in in_shapes]
+        new_in = [tuple(size if i == axis else (0 if c is None else c)
+                        for i, c in enumerate(common)) for size in sizes]
+        total = sum(sizes) if all(s is not None and dim_known(s[axis])
+                                  for s in in_shapes) else None
+        if out is not None and dim_known(out[axis]):
+            if total is not None and out[axis] != total:
+                raise ShapeError('Concat: incompatible output shape: expected %s, got %s'
+                                 % (tuple(new_in[0][:axis]) + (total,) + new_in[0][axis + 1:],
+                                    out)) from None
+            total = out[axis]
+        result = list(new_in[0])
+        result[axis] = 0 if total is None else total
+        return new_in, [tuple(result)], []
 
     def infer_type(self, in_types, out_types, aux_types):
         return _uniform_type('Concat', in_types, out_types)

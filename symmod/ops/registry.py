@@ -10,11 +10,14 @@ An operator *instance* holds parsed parameters for one node (``FullyConnected``
 with ``num_hidden=128``); the executor makes one instance per node at bind time,
 so shape-dependent precomputation may be cached on it.
 """
+import threading
+
 from .._suggest import did_you_mean
 from ..base import MXNetError, attr_str
 
 __all__ = ['Param', 'Operator', 'register', 'get', 'exists', 'list_operators',
-           'assign', 'REQUIRED', 'ShapeError']
+           'assign', 'REQUIRED', 'ShapeError', 'zero_dims_known', 'known_zero_dims',
+           'dim_known']
 
 REQUIRED = object()
 _REGISTRY = {}          # name or alias -> Operator subclass
@@ -238,15 +241,51 @@ def assign(dst, req, value):
         dst[...] = value
 
 
+_ZERO_DIMS = threading.local()
+
+
+def zero_dims_known():
+    """True while shapes are inferred from concrete arrays with NumPy-shape semantics:
+    a 0 dim is then a zero size, not an unknown dim (see :class:`known_zero_dims`)."""
+    return getattr(_ZERO_DIMS, 'on', False)
+
+
+class known_zero_dims:
+    """``with known_zero_dims(active):`` infer shapes reading 0 dims as zero sizes.
+
+    Imperative calls and binds turn it on under ``mx.np_shape()`` when an input array has
+    a 0 dim: every input shape is then concrete, so no 0 stands for an unknown dim.
+    """
+
+    def __init__(self, active=True):
+        self._active = bool(active)
+        self._prev = False
+
+    def __enter__(self):
+        self._prev = zero_dims_known()
+        _ZERO_DIMS.on = self._active or self._prev
+        return self
+
+    def __exit__(self, *exc):
+        _ZERO_DIMS.on = self._prev
+
+
+def dim_known(d):
+    """True when a dim is known: positive, or 0 under :class:`known_zero_dims`."""
+    return d is not None and (d > 0 or (d == 0 and zero_dims_known()))
+
+
 def shape_is_known(shape):
-    """True when a shape and all its dims are known (no None, no 0)."""
-    return shape is not None and all(d > 0 for d in shape)
+    """True when a shape and all its dims are known (no None, no 0 unless 0 dims are
+    known zero sizes)."""
+    return shape is not None and all(dim_known(d) for d in shape)
 
 
 def unify(a, b, what='shape'):
     """Merge two partially known shapes, or raise ShapeError when they conflict.
 
-    ``None`` is a wholly unknown shape; a 0 dim is an unknown dim.
+    ``None`` is a wholly unknown shape; a 0 dim is an unknown dim (a zero size under
+    :class:`known_zero_dims`).
     """
     if a is None:
         return None if b is None else tuple(b)
@@ -254,11 +293,12 @@ def unify(a, b, what='shape'):
         return tuple(a)
     if len(a) != len(b):
         raise ShapeError('%s mismatch: %s vs %s' % (what, tuple(a), tuple(b)))
+    zeros = zero_dims_known()
     out = []
     for x, y in zip(a, b):
-        if x and y and x != y:
+        if (zeros or (x and y)) and x != y:
             raise ShapeError('%s mismatch: %s vs %s' % (what, tuple(a), tuple(b)))
-        out.append(x or y)
+        out.append(x if zeros else (x or y))
     return tuple(out)
 
 

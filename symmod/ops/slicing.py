@@ -12,6 +12,7 @@ from .common import (axis_slice, canonical_axis, copy_into, data_dtype, int_shap
                      zero_grad)
 from .indexing import scatter_add
 from .registry import Operator, Param, register, ShapeError, unify, shape_is_known
+from ..util import is_np_shape
 
 __all__ = []
 
@@ -245,6 +246,10 @@ class tile(Operator):
             return [dshape], list(out_shapes), []
         if any(r < 0 for r in self.reps):
             raise ShapeError('tile: reps must be non-negative, found %s' % (self.reps,))
+        if 0 in self.reps and not is_np_shape():
+            # a 0 output dim is an unknown one without NumPy-shape semantics (MXNet)
+            raise ShapeError('tile: reps %s give a zero-size output, which needs NumPy-shape '
+                             'semantics (mx.np_shape())' % (self.reps,))
         dims, reps = self._layout(dshape)
         return [dshape], [unify(tuple(d * r for d, r in zip(dims, reps)), out_shapes[0])], []
 
