@@ -59,5 +59,6 @@ from . import quantization
 from . import attention
 from . import deformable_conv
 from . import control_flow
+from . import hawkesll
 from . import sparse_ops
 from . import sparse  # storage rules of the operators above (csr / row_sparse)

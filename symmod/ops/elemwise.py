@@ -304,6 +304,21 @@ _binary('_logical_xor', ('_Logical_Xor',), LOGICAL_XOR,
         '1 where exactly one input is nonzero else 0, in the input dtype.')
 
 
+
+def _lhs(a, b, out=None):
+    if out is None:
+        return a.copy()
+    np.copyto(out, a)
+    return out
+
+
+# MXNet's internal shape/type constraint: the output is lhs, but lhs, rhs and output are
+# inferred alike (so a shape known from rhs flows back into lhs); rhs gets a zero gradient
+_binary('_identity_with_attr_like_rhs', (), BinaryMath(_lhs, pass_grad, None,
+                                                       uses_inputs=False),
+        '``lhs`` unchanged, with the shape and dtype inferred like ``rhs``.')
+
+
 @register
 class AddN(Operator):
     """Sums any number of same-shape arrays elementwise: ``arg0 + arg1 + ...``.

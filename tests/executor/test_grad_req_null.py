@@ -187,6 +187,9 @@ SAMPLES = {
     'cast_storage': ({'stype': 'default'}, [(2, 3)]),
     'im2col': ({'kernel': (2, 2)}, [(1, 2, 3, 3)]),
     'col2im': ({'output_size': (3, 3), 'kernel': (2, 2)}, [(1, 8, 4)]),
+    '_contrib_hawkesll': ({}, [(2, 2), (2,), (2,), (2, 2), (2, 3),
+                               np.array([[0, 1, 1], [1, 0, 0]], np.int32),
+                               np.array([3., 2.]), np.array([9., 9.])]),
 }
 # operators without array arguments have no gradient to test
 NO_ARGUMENTS = {'_arange', '_eye', '_full', '_ones', '_zeros', '_zeros_without_dtype',
@@ -199,7 +202,7 @@ NO_ARGUMENTS = {'_arange', '_eye', '_full', '_ones', '_zeros', '_zeros_without_d
 NEVER_GRAD = {'Embedding': {0}, '_contrib_SparseEmbedding': {0}, 'softmax_cross_entropy': {1},
               'argmax_channel': None, 'batch_take': None, '_contrib_allclose': None,
               'khatri_rao': None, 'all_finite': None, 'multi_all_finite': None,
-              '_contrib_RROIAlign': None}
+              '_contrib_RROIAlign': None, '_contrib_hawkesll': {4, 5, 6, 7}}
 # outputs sized by input values: they run imperatively only, no bound graph to test
 DYNAMIC_SHAPE = {'_contrib_boolean_mask'}
 # operators defined for csr inputs only (tests/ops/test_sparse_ops.py binds them)

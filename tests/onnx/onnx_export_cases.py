@@ -655,6 +655,8 @@ CASES += [
          {'data': x(5, 3), 'data2': np.array([3, -5], np.float32), 'new': x(2, 3)}),
     case('fill_element_0index', S.fill_element_0index(D, D2, S.var('cols')),
          {'data': x(3, 4), 'data2': x(3), 'cols': np.array([0, 3, -1], np.float32)}),
+    case('identity_with_attr_like_rhs', S._internal._identity_with_attr_like_rhs(D, D2),
+         {'data': x(3, 4), 'data2': x(3, 4)}),
 ]
 _PDF_PARAMS = np.array([[0.5, 1.5], [2.0, 3.0]], np.float32)
 CASES += [

@@ -90,4 +90,4 @@ def test_block_moves_shape_errors():
 @pytest.mark.parametrize('op', ['depth_to_space', 'space_to_depth'])
 def test_zero_sized_input_is_refused(op):
     with pytest.raises(mx.MXNetError, match='may be 0'):
-        getattr(mx.nd, op)(mx.nd.ones((1, 4, 0, 2)), 2)
+        getattr(mx.nd, op)(mx.nd.empty((1, 4, 0, 2)), 2)   # (nd.ones refuses a 0 dim)

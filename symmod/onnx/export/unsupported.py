@@ -32,6 +32,11 @@ _NO_SAMPLER = (
     'needs rejection sampling, a data-dependent loop)')
 
 NOT_EXPRESSIBLE = {
+    '_contrib_hawkesll': 'a sequential recurrence over each sequence\'s events: every event '
+                         'decays and bumps the state of the process its mark names, up to a '
+                         'per-row valid_length; ONNX has no such scan with a data-indexed '
+                         'state short of a Loop over events with scatter updates, which '
+                         'MXNet\'s own exporter does not attempt either',
     'Custom': 'runs a Python CustomOp (mx.operator.CustomOp) that only the Python '
               'process defining it can execute; an ONNX graph holds ONNX operators only',
     '_linalg_potrf': 'Cholesky factorization: ONNX has no factorization or triangular '

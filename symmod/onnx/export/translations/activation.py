@@ -19,7 +19,8 @@ for _name, _onnx_op in _DIRECT.items():
     translator(_name)(unary(_onnx_op))
 
 translator('_copy', 'BlockGrad', 'MakeLoss', 'make_loss', 'LinearRegressionOutput',
-           'MAERegressionOutput', 'SVMOutput', 'IdentityAttachKLSparseReg')(passthrough)
+           'MAERegressionOutput', 'SVMOutput', 'IdentityAttachKLSparseReg',
+           '_identity_with_attr_like_rhs')(passthrough)
 translator('LogisticRegressionOutput')(unary('Sigmoid'))
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
