@@ -98,3 +98,20 @@ def test_fill_a_scalar_with_a_full_slice():
         x = mx.nd.ones(())
     x[:] = 0
     assert x.shape == () and x.asscalar() == 0
+
+
+def test_zero_size_head_gradient_of_another_shape_is_accepted():
+    # MXNet copies the head gradient element by element: with no elements on either
+    # side a different shape is harmless (a mismatch with elements is still refused)
+    data = mx.sym.var('data')
+    sym = mx.sym.contrib.index_array(data, axes=(2, 1))
+    with mx.np_shape():
+        exe = sym.bind(mx.cpu(), {'data': mx.nd.array(np.ones((0, 0, 0, 0)))},
+                       args_grad={'data': mx.nd.array(np.ones((0, 0, 0, 0)))})
+        exe.forward(is_train=True)
+        exe.backward(mx.nd.array(np.ones((0, 0, 2))))
+    exe = mx.sym.relu(data).bind(mx.cpu(), {'data': mx.nd.ones((2, 3))},
+                                 args_grad={'data': mx.nd.ones((2, 3))})
+    exe.forward(is_train=True)
+    with pytest.raises(ValueError, match='head gradient 0 has shape'):
+        exe.backward(mx.nd.ones((3, 2)))
