@@ -43,7 +43,7 @@ from .compression import packed_nbytes
 from .dist_base import DistStore
 from .fusion import Fusion
 from .sparse import (sum_row_sparse, store_pushed, allreduce_row_sparse,
-                     broadcast_row_sparse)
+                     broadcast_row_sparse, warn_sparse_pull)
 
 __all__ = ['DistSyncKVStore', 'SYNC_TYPES']
 
@@ -238,7 +238,14 @@ class DistSyncKVStore(DistStore):
                 if dst.shape != stored.shape:
                     raise MXNetError('pull of key %r: output has shape %s, the stored value '
                                      'has shape %s' % (k, dst.shape, stored.shape))
-                if reduced.get(k) is not dst._data:     # else it holds the sum already
+                if dst.stype != 'default' or stored.stype != 'default':
+                    # MXNet's pushpull pulls with ignore_sparse: sparse outputs are left
+                    # alone (row_sparse_pull reads them), dense ones get the dense value
+                    if dst.stype != 'default':
+                        warn_sparse_pull(self, k)
+                    else:
+                        stored.copyto(dst)
+                elif reduced.get(k) is not dst._data:     # else it holds the sum already
                     _device.copy_into(dst._data, stored._data)
 
     # ---- optimizer states -------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """dist_sync with row_sparse values on 2 workers under mpiexec (tests/distributed/scripts/
 sparse_sync.py), against numpy sums of what the workers pushed."""
+import os
+
 import numpy as np
 import pytest
 
@@ -22,6 +24,8 @@ def _rsp(rows, scale):
 
 def test_every_rank_sees_the_same_values(ranks):
     for name in ranks[0]:
+        if '/grad_' in name:       # each worker's own gradient of its samples
+            continue
         assert ranks[0][name].tobytes() == ranks[1][name].tobytes(), name
 
 
@@ -39,3 +43,24 @@ def test_lazy_update_in_the_store(ranks):
     for row in (1, 3):
         expected[row] = np.float32(1 - 0.5 * 0.1) * 1 - np.float32(0.5) * grad[row]
     np.testing.assert_allclose(ranks[0]['opt'], expected, rtol=1e-6)
+
+
+def test_pushpull_stores_the_sum_and_leaves_sparse_outputs_alone(ranks):
+    assert ranks[0]['pushpull_sparse_rows'].shape == (0,)
+    np.testing.assert_array_equal(ranks[0]['pushpull_dense'],
+                                  sum(_rsp([r + 4], 1) for r in range(WORKERS)))
+
+
+@pytest.mark.parametrize('name', ['sgd_mom', 'adam'])
+def test_gluon_sparse_embedding_on_two_workers_matches_mxnet_two_contexts(ranks, name):
+    # reference: MXNet 1.9.1, one process, two contexts (tests/data/sparse/
+    # gluon_sparse_weight.npz); worker r here takes context r's samples
+    ref = np.load(os.path.join(os.path.dirname(__file__), '..', 'data', 'sparse',
+                               'gluon_sparse_weight.npz'))
+    assert ranks[0]['gluon/%s/update_on_kvstore' % name]
+    np.testing.assert_array_equal(ranks[0]['gluon/%s/grad_indices' % name],
+                                  ref['%s/2/grad_indices' % name])
+    for what in ('embedding', 'weight', 'bias'):
+        np.testing.assert_allclose(ranks[0]['gluon/%s/%s' % (name, what)],
+                                   ref['%s/2/%s' % (name, what)], rtol=2e-5, atol=1e-6,
+                                   err_msg=what)

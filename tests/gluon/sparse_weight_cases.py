@@ -48,22 +48,36 @@ def save_initial(mx, path):
                       'dense.bias': mx.nd.array(vals['bias'])})
 
 
-def train(mx, init_file, ncontexts, optimizer, optimizer_params):
+def train(mx, init_file, ncontexts, optimizer, optimizer_params, kvstore='device'):
     """Three steps; returns the net, its trainer and ``{what: numpy array}``: the
-    embedding gradient rows of the last step (context 0), the final weights."""
+    embedding gradient rows of the last step (context 0), the final weights. Under a
+    distributed ``kvstore`` each worker takes its share of every batch (worker w,
+    context i: samples ``w + W * i``, every ``W * ncontexts``-th), so two workers with
+    one context each see what one worker's two contexts see (pass the store, not its
+    name, then)."""
     ctxs = [mx.cpu(i) for i in range(ncontexts)]
     net = build(mx)
     net.load_parameters(init_file, ctx=ctxs)
-    trainer = mx.gluon.Trainer(net.collect_params(), optimizer, dict(optimizer_params))
+    optimizer_params, batch_size = dict(optimizer_params), len(BATCHES[0])
+    rank, workers = (0, 1) if isinstance(kvstore, str) else (kvstore.rank,
+                                                             kvstore.num_workers)
+    if workers > 1 or not isinstance(kvstore, str):
+        # a distributed store that updates keeps the rescale_grad it got first (the
+        # row_sparse pull of the first forward): MXNet raises if step() changes it
+        optimizer_params['rescale_grad'], batch_size = 1.0 / batch_size, 1
+    trainer = mx.gluon.Trainer(net.collect_params(), optimizer, optimizer_params,
+                               kvstore=kvstore)
+    step = workers * ncontexts
     for ids in BATCHES:
         ids = np.array(ids, dtype=np.float32)
-        parts = [mx.nd.array(ids[i::ncontexts], ctx=c) for i, c in enumerate(ctxs)]
-        heads = [mx.nd.array(HEAD[i::ncontexts], ctx=c) for i, c in enumerate(ctxs)]
+        parts = [mx.nd.array(ids[rank + workers * i::step], ctx=c) for i, c in enumerate(ctxs)]
+        heads = [mx.nd.array(HEAD[rank + workers * i::step], ctx=c)
+                 for i, c in enumerate(ctxs)]
         with mx.autograd.record():
             losses = [(net(x) * h).sum() for x, h in zip(parts, heads)]
         for loss in losses:
             loss.backward()
-        trainer.step(len(ids))
+        trainer.step(batch_size)
     grad = net.embed.weight.grad(ctxs[0])
     all_rows = mx.nd.arange(0, VOCAB, ctx=ctxs[0])
     res = {'grad_indices': grad.indices.asnumpy(), 'grad_data': grad.data.asnumpy(),

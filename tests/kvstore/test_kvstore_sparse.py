@@ -79,3 +79,26 @@ def test_pull_skips_sparse_outputs_unless_asked(caplog):
     dense = mx.nd.zeros((6, 2))
     kv.pull('w', out=dense)
     np.testing.assert_array_equal(dense.asnumpy(), _weight().asnumpy())
+
+
+@pytest.mark.parametrize('kv_type', ['local', 'device', 'dist_sync'])
+def test_pushpull_of_row_sparse_values_leaves_sparse_outputs_alone(kv_type):
+    # MXNet 1.9.1 (local, device): pushpull = push, then pull with ignore_sparse; the
+    # stored value becomes the row_sparse sum, dense outputs receive it, row_sparse
+    # outputs (and the pushed arrays themselves) are left as they were. dist_sync on
+    # one worker behaves the same.
+    kv = mx.kv.create(kv_type)
+    kv.init(3, mx.nd.ones((4, 2)).tostype('row_sparse'))
+    a, b = _rsp([1], [[1, 1]], (4, 2)), _rsp([3], [[2, 2]], (4, 2))
+    outs = [mx.nd.sparse.zeros('row_sparse', (4, 2)) for _ in range(2)]
+    kv.pushpull(3, [a, b], out=outs)
+    assert all(o.stype == 'row_sparse' and o.indices.shape == (0,) for o in outs)
+    kv.pushpull(3, [a, b])
+    assert a.indices.asnumpy().tolist() == [1] and b.indices.asnumpy().tolist() == [3]
+    np.testing.assert_array_equal(b.data.asnumpy(), [[2, 2]])
+    dense = [mx.nd.zeros((4, 2)) for _ in range(2)]
+    kv.pushpull(3, [a, b], out=dense)
+    for d in dense:
+        np.testing.assert_array_equal(d.asnumpy(), [[0, 0], [1, 1], [0, 0], [2, 2]])
+    assert kv._stored(3).stype == 'row_sparse'
+    np.testing.assert_array_equal(kv._stored(3).indices.asnumpy(), [1, 3])

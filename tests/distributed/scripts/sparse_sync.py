@@ -41,4 +41,30 @@ saved['pull_rows'] = pulled('plain', [7, 0, 7]).indices.asnumpy()
 kv.set_optimizer(mx.optimizer.SGD(learning_rate=0.5, wd=0.1))
 kv.push('opt', rsp([2 * r + 1], 1))
 saved['opt'] = pulled('opt', np.arange(8)).asnumpy()
+
+# pushpull of row_sparse values (a store without optimizer): the sum replaces the
+# stored value, sparse outputs are left alone
+plain = mx.kv.create('dist_sync')
+plain.init('pp', mx.nd.zeros(shape).tostype('row_sparse'))
+untouched = mx.nd.sparse.zeros('row_sparse', shape)
+dense = mx.nd.zeros(shape)
+plain.pushpull('pp', rsp([r + 4], 1), out=untouched)
+plain.pushpull('pp', rsp([r + 4], 1), out=dense)
+saved['pushpull_sparse_rows'] = untouched.indices.asnumpy()
+saved['pushpull_dense'] = dense.asnumpy()
+
+# gluon: a row_sparse weight (SparseEmbedding) trained through dist_sync, each worker
+# one context with its share of every batch: as MXNet's 2-context local run
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                                'gluon'))
+from sparse_weight_cases import OPTIMIZERS, save_initial, train  # noqa: E402
+
+init_file = os.path.join(out_dir, 'init%d.params' % r)
+save_initial(mx, init_file)
+for name, optimizer, kwargs in OPTIMIZERS[:2]:
+    store = mx.kv.create('dist_sync')
+    _, trainer, res = train(mx, init_file, 1, optimizer, kwargs, kvstore=store)
+    saved['gluon/%s/update_on_kvstore' % name] = np.array(trainer._update_on_kvstore)
+    for what, value in res.items():
+        saved['gluon/%s/%s' % (name, what)] = value
 np.savez(os.path.join(out_dir, 'rank%d.npz' % r), **saved)
