@@ -6,7 +6,8 @@ import numpy
 from ..ndarray import zeros
 from .fused import FusedOptimizer, state_arrays
 from .kernels import dispatch, sparse_rows
-from .sparse import rows_view, row_sparse_parts, position_of, dense_fallback
+from .sparse import (rows_view, row_sparse_parts, position_of, dense_fallback,
+                     log_lazy_update)
 from .optimizer import aggregation_size, register
 
 __all__ = ['Adam', 'AdamW', 'Adamax', 'Nadam']
@@ -82,6 +83,8 @@ class Adam(MomentsOptimizer):
         """adam_update with a row_sparse gradient: lazy, or standard on every row."""
         if weight.dtype not in (numpy.float32, numpy.float64):
             return dense_fallback(self, weight, grad, state, hp)
+        if self.lazy_update:
+            log_lazy_update()
         w = rows_view(weight)
         mean, var = rows_view(state[0], 'state'), rows_view(state[1], 'state')
         rows, g = row_sparse_parts(grad, w.dtype)

@@ -17,7 +17,8 @@ import numpy
 from ..ndarray import zeros
 from .fused import FusedOptimizer, state_arrays
 from .kernels import dispatch, sparse_rows
-from .sparse import rows_view, row_sparse_parts, position_of, dense_fallback
+from .sparse import (rows_view, row_sparse_parts, position_of, dense_fallback,
+                     log_lazy_update)
 from .optimizer import aggregation_size, register
 
 __all__ = ['SGD', 'ccSGD', 'NAG']
@@ -159,6 +160,8 @@ class SGD(MomentumSGDBase):
         if weight.dtype not in (numpy.float32, numpy.float64) or \
                 (self.multi_precision and self._uses_master_copy(weight, state)):
             return dense_fallback(self, weight, grad, state, hp)
+        if self.lazy_update and (state is not None or hp[1] != 0):
+            log_lazy_update()       # MXNet: sgd_mom_update always, sgd_update when wd != 0
         w = rows_view(weight)
         rows, g = row_sparse_parts(grad, w.dtype)
         lr, wd, rescale, clip, momentum = self._sparse_scalars(

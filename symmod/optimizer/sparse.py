@@ -8,7 +8,12 @@ gradient zero. Every other optimizer, as in MXNet, updates from the densified gr
 A row_sparse weight or state must hold every row (MXNet's CheckAllRowsPresent for
 weights); an empty row_sparse state, as ``create_state`` makes for a row_sparse weight,
 is filled with zero rows first (MXNet's FillDnsZerosRspImpl).
+
+The first lazy row_sparse update in a process logs MXNet's notice (INFO, logger
+``symmod.optimizer``) that lazy updates differ from standard ones.
 """
+import logging
+
 import numpy as np
 
 from ..base import MXNetError
@@ -16,7 +21,22 @@ from ..ndarray.ndarray import NDArray
 from ..ndarray.sparse_array import BaseSparseNDArray, RowSparseNDArray, RowSparseStorage
 
 __all__ = ['has_sparse', 'rows_view', 'row_sparse_parts', 'sparse_update', 'position_of',
-           'dense_fallback']
+           'dense_fallback', 'log_lazy_update']
+
+_LOG = logging.getLogger('symmod.optimizer')
+LAZY_UPDATE_NOTICE = ('Optimizer with lazy_update = True detected. Be aware that lazy update '
+                      'with row_sparse gradient is different from standard update, and may '
+                      'lead to different empirical results. See '
+                      'https://mxnet.apache.org/api/python/optimization/optimization.html for '
+                      'more details.')
+_logged = set()
+
+
+def log_lazy_update():
+    """Log MXNet's lazy-update notice, once per process (MXNet's LogOnce)."""
+    if LAZY_UPDATE_NOTICE not in _logged:
+        _logged.add(LAZY_UPDATE_NOTICE)
+        _LOG.info(LAZY_UPDATE_NOTICE)
 
 
 def has_sparse(weights, grads):

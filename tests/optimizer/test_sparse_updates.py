@@ -78,3 +78,29 @@ def test_partial_row_sparse_weight_is_refused():
     grad = mx.nd.sparse.row_sparse_array(([[1., 1.]], [1]), shape=(3, 2))
     with pytest.raises(mx.MXNetError, match='all 3 rows'):
         mx.optimizer.get_updater(mx.optimizer.SGD())(0, grad, weight)
+
+
+# MXNet 1.9.1 logs its lazy-update notice (LogOnce) for these updates with a row_sparse
+# gradient, and not for the others (checked with one fresh process per case)
+LAZY_NOTICE_CASES = [('sgd', {}, False), ('sgd', {'wd': 0.1}, True),
+                     ('sgd', {'momentum': 0.9}, True),
+                     ('sgd', {'momentum': 0.9, 'lazy_update': False}, False),
+                     ('adam', {}, True), ('adam', {'lazy_update': False}, False),
+                     ('adagrad', {}, False), ('ftrl', {}, False)]
+
+
+@pytest.mark.parametrize('name, kwargs, logged', LAZY_NOTICE_CASES,
+                         ids=['%s-%s' % (c[0], c[1]) for c in LAZY_NOTICE_CASES])
+def test_lazy_update_notice_is_logged_once_where_mxnet_logs_it(name, kwargs, logged, caplog,
+                                                               monkeypatch):
+    from symmod.optimizer import sparse
+    monkeypatch.setattr(sparse, '_logged', set())
+    updater = mx.optimizer.get_updater(mx.optimizer.create(name, learning_rate=0.1,
+                                                           **kwargs))
+    weight = mx.nd.ones((4, 2))
+    grad = mx.nd.sparse.row_sparse_array((np.ones((1, 2), np.float32), [1]), shape=(4, 2))
+    with caplog.at_level('INFO', logger='symmod.optimizer'):
+        updater(0, grad, weight)
+        updater(0, grad, weight)
+    notices = [r for r in caplog.records if 'lazy_update = True detected' in r.getMessage()]
+    assert len(notices) == int(logged)
