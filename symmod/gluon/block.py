@@ -22,12 +22,17 @@ __all__ = ['Block', 'HybridBlock', 'SymbolBlock']
 
 
 class _BlockScope:
-    """The scope (``with block.name_scope():``) in which child blocks get their prefixes."""
+    """The scope (``with block.name_scope():``) in which child blocks get their prefixes.
+
+    A new scope is made by every ``name_scope()`` call and the block keeps only its child
+    counter (``_scope_counter``): a block that held its scope would form a reference cycle,
+    and a discarded hybridized block would keep its bound graph's buffers until Python's
+    cycle collector ran.
+    """
     _current = threading.local()
 
     def __init__(self, block):
         self._block = block
-        self._counter = {}
         self._old_scope = None
         self._name_scope = None
 
@@ -44,9 +49,10 @@ class _BlockScope:
                 params = ParameterDict(params.prefix, params)
             return prefix, params
         if prefix is None:
-            count = current._counter.get(hint, 0)
+            counter = current._block._scope_counter
+            count = counter.get(hint, 0)
             prefix = '%s%d_' % (hint, count)
-            current._counter[hint] = count + 1
+            counter[hint] = count + 1
         if params is None:
             parent = current._block.params
             params = ParameterDict(parent.prefix + prefix, parent._shared)
@@ -115,32 +121,47 @@ def _flatten(args, inout_str):
     return flat, fmts
 
 
+def _merge(args, fmt):
+    """(the structure ``fmt`` describes built from the front of ``args``, the rest of args)."""
+    if isinstance(fmt, int):
+        if fmt < -1:
+            raise ValueError('Unsupported encoded format {}.'.format(fmt))
+        if fmt == 0:
+            return args[0], args[1:]
+        if fmt == -1:
+            if args[0] is not None:
+                raise ValueError('We do not support passing types that are not None when '
+                                 'the initial HybridBlock has received NoneType and has '
+                                 'been hybridized. Received arg = {}, fmt = {}.'
+                                 .format(args[0], fmt))
+            return None, args[1:]
+        return args[:fmt], args[fmt:]
+    if not isinstance(args, (list, tuple)):
+        raise ValueError('When hybridized, the output of HybridBlock must be (nested) list '
+                         'of Symbol or NDArray, but got {} of type {}'
+                         .format(args, type(args)))
+    ret = []
+    for item in fmt:
+        res, args = _merge(args, item)
+        ret.append(res)
+    return ret, args
+
+
 def _regroup(args, fmt):
     """Rebuild the nested structure described by ``fmt`` from a flat list."""
-    def merge(args, fmt):
-        if isinstance(fmt, int):
-            if fmt < -1:
-                raise ValueError('Unsupported encoded format {}.'.format(fmt))
-            if fmt == 0:
-                return args[0], args[1:]
-            if fmt == -1:
-                if args[0] is not None:
-                    raise ValueError('We do not support passing types that are not None when '
-                                     'the initial HybridBlock has received NoneType and has '
-                                     'been hybridized. Received arg = {}, fmt = {}.'
-                                     .format(args[0], fmt))
-                return None, args[1:]
-            return args[:fmt], args[fmt:]
-        if not isinstance(args, (list, tuple)):
-            raise ValueError('When hybridized, the output of HybridBlock must be (nested) list '
-                             'of Symbol or NDArray, but got {} of type {}'
-                             .format(args, type(args)))
-        ret = []
-        for item in fmt:
-            res, args = merge(args, item)
-            ret.append(res)
-        return ret, args
-    return merge(args, fmt)[0]
+    # module-level recursion: a recursive closure is a reference cycle (function <-> cell)
+    return _merge(args, fmt)[0]
+
+
+def _holds_unregistered(data, children):
+    """Whether the nested list/tuple/dict ``data`` holds a Block not in ``children``."""
+    if isinstance(data, (list, tuple)):
+        return any(_holds_unregistered(item, children) for item in data)
+    if isinstance(data, dict):
+        return any(_holds_unregistered(item, children) for item in data.values())
+    if isinstance(data, Block):
+        return data not in children
+    return False
 
 
 class Block:
@@ -175,7 +196,7 @@ class Block:
         self._empty_prefix = prefix == ''
         self._prefix, self._params = _BlockScope.create(prefix, params, self._alias())
         self._name = self._prefix[:-1] if self._prefix.endswith('_') else self._prefix
-        self._scope = _BlockScope(self)
+        self._scope_counter = {}
         self._children = OrderedDict()
         self._reg_params = {}
         self._forward_hooks = OrderedDict()
@@ -208,18 +229,10 @@ class Block:
 
     def _check_container_with_block(self):
         children = set(self._children.values())
-
-        def unregistered(data):
-            if isinstance(data, (list, tuple)):
-                return any(unregistered(item) for item in data)
-            if isinstance(data, dict):
-                return any(unregistered(item) for item in data.values())
-            if isinstance(data, Block):
-                return data not in children
-            return False
         for key, value in self.__dict__.items():
             if isinstance(value, (list, tuple, dict)) and \
-                    not (key.startswith('__') or key == '_children') and unregistered(value):
+                    not (key.startswith('__') or key == '_children') and \
+                    _holds_unregistered(value, children):
                 warnings.warn('"{name}" is an unregistered container with Blocks. Note that '
                               'Blocks inside the list, tuple or dict will not be registered '
                               'automatically. Make sure to register them using '
@@ -242,7 +255,7 @@ class Block:
 
     def name_scope(self):
         """A ``with`` scope in which new child blocks get this block's prefix."""
-        return self._scope
+        return _BlockScope(self)
 
     @property
     def params(self):
