@@ -109,6 +109,15 @@ class _Machine:
         return max(0.0, others / elapsed * self.ncpu)
 
 
+def _loadavg_others():
+    """Cores' worth of other processes from the 1-minute load average (this process
+    counted as one runnable thread); None where the system has none."""
+    try:
+        return max(0.0, os.getloadavg()[0] - 1.0)
+    except (AttributeError, OSError):
+        return None
+
+
 class _Budget:
     def __init__(self):
         self.lock = threading.Lock()
@@ -128,9 +137,12 @@ class _Budget:
                 return
             self.next_check = now + INTERVAL
             if self.machine is None:
+                # no interval measured yet: the load average stands in for the first look,
+                # so that work before the second check does not oversubscribe a busy machine
                 self.machine = _Machine()
-                return
-            others = self.machine.others_cores()
+                others = _loadavg_others()
+            else:
+                others = self.machine.others_cores()
             if others is None:
                 return
             free = self.machine.ncpu - others

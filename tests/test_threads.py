@@ -184,3 +184,14 @@ def test_group_runs_contexts_one_after_another_at_width_one(budget_state):
     seen.clear()
     mod._exec_group._each(lambda i, exe: seen.append((i, exe._thread_share)))
     assert sorted(seen) == [(0, 2), (1, 2)]
+
+
+@pytest.mark.parametrize('loadavg, expected', [(9.0, 1), (0.3, 2)])
+def test_first_look_uses_the_load_average(budget_state, monkeypatch, loadavg, expected):
+    """Before an interval has been measured the load average decides: work done before
+    the second check (an eager forward pass) must not start two BLAS threads on a busy
+    machine."""
+    monkeypatch.setattr(threads, '_Machine', lambda: _FakeMachine([]))
+    monkeypatch.setattr(threads.os, 'getloadavg', lambda: (loadavg, loadavg, loadavg))
+    _check(budget_state)
+    assert threads.width() == expected

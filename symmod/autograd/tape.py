@@ -43,7 +43,11 @@ class _Variable:
 
 
 class _TapeNode:
-    """One recorded operator call: what its backward needs."""
+    """One recorded operator call: what its backward needs.
+
+    The input gradients it returns are arrays it made for this pass, which nobody else
+    reads: the tape keeps and accumulates into them without a copy (``owns_grads``)."""
+    owns_grads = True
     __slots__ = ('seq', 'op', 'in_entries', 'in_data', 'aux', 'out_data', 'n_visible',
                  'cleared', 'name', 'input_names')
 
@@ -64,7 +68,8 @@ class _TapeNode:
 
     def run_backward(self, req, out_grad):
         """Input gradients (numpy; zeros where req is 'null') from the output gradients."""
-        in_grad = [np.zeros_like(a) for a in self.in_data]
+        # np.zeros maps zero pages lazily (calloc); np.zeros_like writes every element
+        in_grad = [np.zeros(a.shape, dtype=a.dtype) for a in self.in_data]
         aux = [a._host() for a in self.aux]
         self.op.backward(req, out_grad, self.in_data, self.out_data, in_grad, aux)
         for array, host in zip(self.aux, aux):
@@ -247,10 +252,12 @@ def _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes):
         for node in reversed(nodes):
             if id(node) not in needed:
                 continue
+            _threads.apply()    # a long pass follows the machine's load node by node
             out_grad = []
             for i in range(node.n_visible):
                 got = grads.pop((id(node), i), None)
-                out_grad.append(got if got is not None else np.zeros_like(node.out_data[i]))
+                out_grad.append(got if got is not None else
+                                np.zeros(node.out_data[i].shape, dtype=node.out_data[i].dtype))
             req = _requests(node, wanted, needed)
             in_grad = node.run_backward(req, out_grad)
             owned = getattr(node, 'owns_grads', False)
