@@ -98,3 +98,39 @@ def test_star_import_exposes_what_mxnet_test_files_use():
                  'default_context', 'check_numeric_gradient', 'use_np', 'retry'):
         assert name in namespace, name
     assert namespace['mx'] is mx
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_large_arrays_compare_in_one_pass_as_np_allclose(dtype):
+    """Same-shape float arrays take a one-pass kernel (no array-sized temporaries, in the
+    arrays' precision): its verdict is np.allclose's, boundary, inf and NaN cases too."""
+    from symmod.test_utils import compare
+    rng = np.random.default_rng(7)
+    disagreements, close = 0, 0
+    for trial in range(200):
+        b = (rng.standard_normal(5000) * 10.0 ** rng.integers(-3, 3)).astype(dtype)
+        rtol, atol = 10.0 ** -float(rng.integers(1, 7)), 10.0 ** -float(rng.integers(1, 9))
+        tol = atol + rtol * np.abs(b.astype(np.float64))
+        step = rng.choice([0.999999, 1.0, 1.000001, -1.0, 0.5], b.size)
+        a = (b + tol * step * (rng.random(b.size) < 0.001)).astype(dtype)
+        if trial % 7 == 0:
+            a[3] = np.nan
+        if trial % 11 == 0:
+            a[5] = b[5] = np.inf
+        if trial % 13 == 0:
+            a[6] = -np.inf
+        if trial % 17 == 0:
+            a[3] = b[3] = np.nan
+        for equal_nan in (False, True):
+            expected = np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+            disagreements += compare._allclose(a, b, rtol, atol, equal_nan) != expected
+            close += expected
+    assert disagreements == 0
+    assert 0 < close < 400
+    x = rng.random((64, 1024)).astype(dtype)
+    y = x.copy()
+    y[-1, -1] += 1
+    tu.assert_almost_equal(x, x.copy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(AssertionError, match='Location of maximum error: \\(63, 1023\\)'):
+        tu.assert_almost_equal(x, y, rtol=1e-5, atol=1e-6)
+    assert tu.almost_equal(x, x.copy()) and not tu.almost_equal(x, y)
