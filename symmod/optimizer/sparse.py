@@ -71,7 +71,8 @@ def rows_view(array, what='weight'):
 def row_sparse_parts(grad, dtype):
     """(row indices int64, 2-D values in ``dtype``) of a row_sparse gradient."""
     s = grad._data
-    values = s.data.reshape(len(s.indices), -1)
+    # explicit width: a gradient with no rows stored is (0, width), not reshape(0, -1)
+    values = s.data.reshape(len(s.indices), int(np.prod(s.shape[1:], dtype=np.int64)))
     if values.dtype != dtype:
         values = values.astype(dtype)
     return s.indices.astype(np.int64, copy=False), np.ascontiguousarray(values)
@@ -111,6 +112,9 @@ def dense_fallback(optimizer, weight, grad, state, hp):
     if np.dtype(g.dtype) != np.dtype(w.dtype):
         g = g.astype(w.dtype)
     optimizer._dense_single_update(w, g, _dense_state(state), hp)
+    if isinstance(weight, BaseSparseNDArray) and not isinstance(weight, RowSparseNDArray):
+        # a csr weight was updated on a dense copy: MXNet's storage fallback casts back
+        weight[:] = w
 
 
 def sparse_update(optimizer, weights, grads, states, rows):

@@ -22,23 +22,16 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype='default', g_stype='defa
         One shape (single-tensor update), or a list for a multi-tensor update by ``opt2``
         checked against single-tensor updates by ``opt1``.
     dtype : numpy dtype
-    w_stype, g_stype : str
-        Storage types; only 'default' exists in symmod.
+    w_stype, g_stype : {'default', 'row_sparse', 'csr'}
+        Storage types of ``opt2``'s weight and gradient; ``opt1`` (the reference) gets
+        them dense.
     """
     from .. import random
     ctx = default_context()
     if not isinstance(shape, list):
         assert ntensors == 1
-        if w_stype == 'default':
-            w2 = random.uniform(shape=shape, ctx=ctx, dtype=dtype)
-        else:
-            w2 = rand_ndarray(shape, w_stype, density=1, dtype=dtype)
-        w1 = w2.copyto(ctx)
-        if g_stype == 'default':
-            g2 = random.uniform(shape=shape, ctx=ctx, dtype=dtype)
-        else:
-            g2 = rand_ndarray(shape, g_stype, dtype=dtype)
-        g1 = g2.copyto(ctx)
+        w1, w2 = _equal_pair(shape, dtype, w_stype, ctx, random.uniform, density=1)
+        g1, g2 = _equal_pair(shape, dtype, g_stype, ctx, random.uniform)
         state1 = opt1.create_state_multi_precision(0, w1)
         state2 = opt2.create_state_multi_precision(0, w2)
         if compare_states:
@@ -61,6 +54,17 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype='default', g_stype='defa
         if compare_states:
             compare_ndarray_tuple(state1, state2[i], rtol, atol)
         compare_ndarray_tuple(w1[i], w2[i], rtol, atol)
+
+
+def _equal_pair(shape, dtype, stype, ctx, uniform, density=None):
+    """(a dense copy, a random array of storage type ``stype``)."""
+    if stype == 'default':
+        second = uniform(shape=shape, ctx=ctx, dtype=dtype)
+        return second.copyto(ctx), second
+    if stype not in ('row_sparse', 'csr'):
+        raise Exception('type not supported yet')
+    second = rand_ndarray(shape, stype, density=density, dtype=dtype)
+    return second.copyto(ctx).tostype('default'), second
 
 
 def check_gluon_hybridize_consistency(net_builder, data_l, numpy_func=None, test_grad=True,

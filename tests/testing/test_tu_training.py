@@ -28,3 +28,30 @@ def test_check_gluon_hybridize_consistency():
         return data * 0          # not what the network computes
     with pytest.raises(AssertionError):
         tu.check_gluon_hybridize_consistency(build, [x], numpy_func=numpy_ref)
+
+
+class _RowByRowSGD(mx.optimizer.Optimizer):
+    """A reference written as MXNet's tests write theirs: it indexes its (dense) weight and
+    gradient row by row, which sparse arrays refuse."""
+
+    def create_state(self, index, weight):
+        return None
+
+    def update(self, index, weight, grad, state):
+        assert weight.stype == 'default' and grad.stype == 'default'
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        for row in range(weight.shape[0]):
+            g = grad[row].asnumpy() * self.rescale_grad + wd * weight[row].asnumpy()
+            weight[row] = weight[row].asnumpy() - lr * g
+
+
+@pytest.mark.parametrize('w_stype, g_stype', [('row_sparse', 'row_sparse'),
+                                              ('default', 'row_sparse'), ('csr', 'csr')])
+def test_compare_optimizer_gives_the_reference_dense_arrays(w_stype, g_stype):
+    shape = (4, 5) if w_stype == 'csr' else (4, 2, 3)
+    tu.compare_optimizer(_RowByRowSGD(learning_rate=0.1, wd=0.01),
+                         mx.optimizer.SGD(learning_rate=0.1, wd=0.01, lazy_update=False),
+                         shape, np.float32, w_stype=w_stype, g_stype=g_stype)
+    with pytest.raises(Exception, match='type not supported yet'):
+        tu.compare_optimizer(_RowByRowSGD(), mx.optimizer.SGD(), shape, np.float32,
+                             w_stype='bsr')
