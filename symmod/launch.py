@@ -13,6 +13,12 @@ are not pinned to cores, and Open MPI may run as root. The job's processes are t
 workers (world ranks ``0 .. n-1``) followed by the servers. A leading ``python`` of the
 command is this Python. ``--timeout`` ends a job that runs longer (exit code 124).
 
+Each process of the job starts its own session (as PyTorch's ``torchrun`` starts each
+worker), then runs the command in place (same pid, same process group id). Linux
+shares the CPU between *sessions* first (autogroups): with the ranks of a job in one
+session, a busy machine gives the whole job the CPU share of one process, and N ranks
+train no faster than one.
+
 Unlike MXNet, ``-s`` defaults to 0: the synchronous stores need no servers; only
 ``dist_async`` does.
 """
@@ -27,6 +33,17 @@ import sys
 __all__ = ['main', 'mpiexec_command']
 
 LOGGER = logging.getLogger('symmod.launch')
+
+# run by every process of the job before its command: a session of its own (setsid needs
+# a process that leads no process group, so it first joins its parent's), then exec
+OWN_SESSION = ('import os, sys\n'
+               'try:\n'
+               '    if os.getpgid(0) == os.getpid():\n'
+               '        os.setpgid(0, os.getpgid(os.getppid()))\n'
+               '    os.setsid()\n'
+               'except OSError:\n'
+               '    pass\n'
+               'os.execvp(sys.argv[1], sys.argv[1:])')
 
 
 def find_mpiexec():
@@ -61,6 +78,7 @@ def mpiexec_command(args, mpiexec, flavour):
     command = list(args.command)
     if command and os.path.basename(command[0]) in ('python', 'python3'):
         command[0] = sys.executable
+    command = [sys.executable, '-c', OWN_SESSION] + command
     if flavour == 'openmpi':
         cmd = [mpiexec, '-n', str(total), '--oversubscribe', '--bind-to', 'none']
         if args.hostfile:

@@ -1,6 +1,7 @@
 """python -m symmod.launch: the mpiexec command it builds (MXNet's launch.py flags), for
 Open MPI and for MPICH/Hydra, and its argument errors. Real jobs run through it in
 tests/distributed (one of them with a hostfile)."""
+import os
 import sys
 
 import pytest
@@ -19,8 +20,8 @@ def test_open_mpi_command():
     cmd, env = command(['-n', '2', '-s', '1', 'python', 'train.py', '--kv-store',
                         'dist_async'])
     assert cmd == ['/x/mpiexec', '-n', '3', '--oversubscribe', '--bind-to', 'none',
-                   '-x', 'SYMMOD_NUM_SERVERS=1', sys.executable, 'train.py', '--kv-store',
-                   'dist_async']
+                   '-x', 'SYMMOD_NUM_SERVERS=1', sys.executable, '-c', launch.OWN_SESSION,
+                   sys.executable, 'train.py', '--kv-store', 'dist_async']
     assert env == {'SYMMOD_NUM_SERVERS': '1'}
 
 
@@ -37,7 +38,8 @@ def test_hostfile_ssh_and_env(monkeypatch):
 def test_mpich_command():
     cmd, _ = command(['-n', '2', '-H', 'hosts', '--launcher', 'ssh', './run.sh'], 'mpich')
     assert cmd == ['/x/mpiexec', '-n', '2', '-f', 'hosts', '-launcher', 'ssh', '-genv',
-                   'SYMMOD_NUM_SERVERS', '0', './run.sh']
+                   'SYMMOD_NUM_SERVERS', '0', sys.executable, '-c', launch.OWN_SESSION,
+                   './run.sh']
 
 
 @pytest.mark.parametrize('argv,message', [
@@ -74,3 +76,18 @@ def test_ranks_of_a_job_split_the_cores_of_their_host(monkeypatch, capfd):
     assert len(lines) == 2
     for _, budget, cores in lines:
         assert int(budget) == max(1, int(cores) // 2)
+
+
+def test_every_process_of_a_job_leads_its_own_session(capfd):
+    """Each rank runs in a session of its own (its own CPU share on a busy Linux machine,
+    as torchrun's workers), with its pid as process group id (mpiexec signals that)."""
+    pytest.importorskip('mpi4py', reason='needs the dist extra (an MPI launcher)')
+    code = ('import os; print("session", os.getpid(), os.getsid(0), os.getpgid(0), '
+            'os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK")))')
+    assert launch.main(['-n', '2', '--timeout', '90', 'python', '-c', code]) == 0
+    rows = [line.split()[1:] for line in capfd.readouterr().out.splitlines()
+            if line.startswith('session')]
+    assert sorted(rank for *_, rank in rows) == ['0', '1']
+    for pid, sid, pgid, _ in rows:
+        assert pid == sid == pgid
+    assert rows[0][1] != rows[1][1] and str(os.getsid(0)) not in (rows[0][1], rows[1][1])
