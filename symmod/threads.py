@@ -32,7 +32,7 @@ import os
 import threading
 import time
 
-__all__ = ['INTERVAL', 'budget', 'set_budget', 'width', 'apply', 'info']
+__all__ = ['INTERVAL', 'budget', 'set_budget', 'width', 'spare_core', 'apply', 'info']
 
 INTERVAL = 0.25
 """Seconds between two looks at the machine's load."""
@@ -127,6 +127,7 @@ class _Budget:
         self.machine = None
         self.next_check = 0.0
         self.rising = 0
+        self.spare = False          # the last look found a core no other process used
         self.blas = None            # threadpoolctl controller of the BLAS libraries
         self.blas_width = None      # what BLAS was last set to
         self.local = threading.local()
@@ -146,6 +147,7 @@ class _Budget:
             if others is None:
                 return
             free = self.machine.ncpu - others
+            self.spare = free >= 0.75
             target = max(1, min(self.budget, int(free + 0.5)))
             if target < self.width:
                 self.width, self.rising = target, 0
@@ -193,6 +195,18 @@ def width():
         if now >= state.next_check:
             state.measure(now)
     return state.width
+
+
+def spare_core():
+    """Whether the last look at the machine (at most :data:`INTERVAL` seconds ago) found
+    a core that other processes left free: a wait may then spin on this process's core
+    without taking time from anyone. False while adaptation is off
+    (``SYMMOD_ADAPT_THREADS=0``), which never looks."""
+    state = _STATE
+    if not state.adaptive:
+        return False
+    width()
+    return state.spare
 
 
 def _set_blas(n):

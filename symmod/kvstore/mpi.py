@@ -35,6 +35,7 @@ import zlib
 
 import numpy as np
 
+from .. import threads as _threads
 from ..base import MXNetError
 from .shared import SharedSlots, add_in_rank_order, wanted as shared_memory_wanted
 
@@ -138,20 +139,27 @@ class Poller:
     steps, so that a process that waits long (for a slower rank, or a server between
     requests) leaves its core to the processes that compute. MPI's own blocking waits
     spin (or yield) and keep the core busy, which starves the very rank they wait for
-    when the machine has fewer free cores than ranks."""
+    when the machine has fewer free cores than ranks.
 
-    def __init__(self, spin=1e-4):
+    When the machine has a core to spare (``threads.spare_core``: other processes left
+    one free at the last look), a wait spins for up to ``spare_spin`` seconds instead:
+    a sleeping rank wakes up to a sleep step late (0.05-1 ms) after the other rank
+    arrived, a delay every step of a fast model would pay."""
+
+    def __init__(self, spin=1e-4, spare_spin=2e-3):
         self.spin = spin
+        self.spare_spin = spare_spin
 
     def wait(self, test):
         """Return once ``test()`` is true."""
         if test():
             return
         start = time.monotonic()
+        spin = self.spare_spin if _threads.spare_core() else self.spin
         delay = 0.0
         while not test():
             now = time.monotonic()
-            if now - start > self.spin:
+            if now - start > spin:
                 time.sleep(delay)
                 delay = min(max(delay * 2, 5e-5), 1e-3 if now - start < 1.0 else 1e-2)
 
