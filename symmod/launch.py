@@ -14,10 +14,10 @@ workers (world ranks ``0 .. n-1``) followed by the servers. A leading ``python``
 command is this Python. ``--timeout`` ends a job that runs longer (exit code 124).
 
 Each process of the job starts its own session (as PyTorch's ``torchrun`` starts each
-worker), then runs the command in place (same pid, same process group id). Linux
-shares the CPU between *sessions* first (autogroups): with the ranks of a job in one
-session, a busy machine gives the whole job the CPU share of one process, and N ranks
-train no faster than one.
+worker), then runs the command in place (``launch_session.py``). Linux shares the CPU
+between *sessions* first (autogroups): with the ranks of a job in one session, a busy
+machine gives the whole job the CPU share of one process, and N ranks train no faster
+than one.
 
 Unlike MXNet, ``-s`` defaults to 0: the synchronous stores need no servers; only
 ``dist_async`` does.
@@ -34,16 +34,8 @@ __all__ = ['main', 'mpiexec_command']
 
 LOGGER = logging.getLogger('symmod.launch')
 
-# run by every process of the job before its command: a session of its own (setsid needs
-# a process that leads no process group, so it first joins its parent's), then exec
-OWN_SESSION = ('import os, sys\n'
-               'try:\n'
-               '    if os.getpgid(0) == os.getpid():\n'
-               '        os.setpgid(0, os.getpgid(os.getppid()))\n'
-               '    os.setsid()\n'
-               'except OSError:\n'
-               '    pass\n'
-               'os.execvp(sys.argv[1], sys.argv[1:])')
+# every process of the job runs its command through this file (a session of its own)
+OWN_SESSION = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'launch_session.py')
 
 
 def find_mpiexec():
@@ -78,7 +70,7 @@ def mpiexec_command(args, mpiexec, flavour):
     command = list(args.command)
     if command and os.path.basename(command[0]) in ('python', 'python3'):
         command[0] = sys.executable
-    command = [sys.executable, '-c', OWN_SESSION] + command
+    command = [sys.executable, OWN_SESSION] + command
     if flavour == 'openmpi':
         cmd = [mpiexec, '-n', str(total), '--oversubscribe', '--bind-to', 'none']
         if args.hostfile:

@@ -20,7 +20,7 @@ def test_open_mpi_command():
     cmd, env = command(['-n', '2', '-s', '1', 'python', 'train.py', '--kv-store',
                         'dist_async'])
     assert cmd == ['/x/mpiexec', '-n', '3', '--oversubscribe', '--bind-to', 'none',
-                   '-x', 'SYMMOD_NUM_SERVERS=1', sys.executable, '-c', launch.OWN_SESSION,
+                   '-x', 'SYMMOD_NUM_SERVERS=1', sys.executable, launch.OWN_SESSION,
                    sys.executable, 'train.py', '--kv-store', 'dist_async']
     assert env == {'SYMMOD_NUM_SERVERS': '1'}
 
@@ -38,7 +38,7 @@ def test_hostfile_ssh_and_env(monkeypatch):
 def test_mpich_command():
     cmd, _ = command(['-n', '2', '-H', 'hosts', '--launcher', 'ssh', './run.sh'], 'mpich')
     assert cmd == ['/x/mpiexec', '-n', '2', '-f', 'hosts', '-launcher', 'ssh', '-genv',
-                   'SYMMOD_NUM_SERVERS', '0', sys.executable, '-c', launch.OWN_SESSION,
+                   'SYMMOD_NUM_SERVERS', '0', sys.executable, launch.OWN_SESSION,
                    './run.sh']
 
 
