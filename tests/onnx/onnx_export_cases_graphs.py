@@ -235,3 +235,65 @@ DENSITY_CASES = [
                                                                     is_log=True),
          {'data': _simplex(4), 'alpha': x(4, low=0.5, high=3)}),
 ]
+
+
+_ROIS = np.array([[0, 1.4, 2.5, 9.6, 7.5], [1, 0, 0, 3, 3], [0, 5, 5, 4, 4],
+                  [1, -2, 3.5, 20, 11.2]], np.float32)
+_RROIS = np.array([[0, 5, 4, 6, 3, 30], [1, 2.5, 7, 10, 4, -75], [0, 0, 0, 1, 1, 0],
+                   [1, 9, 1, 20, 12, 170]], np.float32)
+_CELLS = x(1, 6, 5, 6, low=0, high=1)
+_PROPOSAL_INPUTS = [S.var('cls'), S.var('bbox'), S.var('info')]
+_ONE_IMAGE = {'cls': _CELLS, 'bbox': x(1, 12, 5, 6, low=-0.3, high=0.3),
+              'info': np.array([[70, 90, 1.0]], np.float32)}
+VISION_CASES = [
+    case('histogram_bin_cnt', S.Group(list(S._histogram(D, bin_cnt=5, range=(-1, 1.5)))),
+         {'data': _wide(RNG.uniform(-2, 2, 50), [-1, 1.5, 1.6, np.nan, 0.0])}),
+    case('histogram_empty_range', S.Group(list(S._histogram(D, bin_cnt=3, range=(1, 1)))),
+         {'data': np.float32([0.5, 1, 1.2, 1.5, 0.6, 2])}),
+    case('histogram_edges', S.Group(list(S._histogram(D, D2))),
+         {'data': _wide(RNG.uniform(-2, 2, 50), [-1, 1.5, 3, np.nan]),
+          'data2': np.float32([-1, -0.5, 0.25, 1, 1.5])}),
+    case('Correlation', S.Correlation(D, D2, kernel_size=1, max_displacement=2, pad_size=2),
+         {'data': x(2, 3, 6, 7), 'data2': x(2, 3, 6, 7)}),
+    case('Correlation_kernel_strides_absdiff', S.Correlation(
+        D, D2, kernel_size=3, max_displacement=2, stride1=2, stride2=2, pad_size=3,
+        is_multiply=False), {'data': x(1, 2, 8, 9), 'data2': x(1, 2, 8, 9)}),
+    case('PSROIPooling', S.contrib.PSROIPooling(D, S.var('rois'), spatial_scale=0.5,
+                                                output_dim=2, pooled_size=3),
+         {'data': x(2, 18, 6, 7), 'rois': _ROIS}),
+    case('PSROIPooling_group', S.contrib.PSROIPooling(
+        D, S.var('rois'), spatial_scale=1.0, output_dim=3, pooled_size=4, group_size=2),
+        {'data': x(2, 12, 8, 9), 'rois': _ROIS}),
+    case('DeformableConvolution', S.contrib.DeformableConvolution(
+        D, S.var('offset'), kernel=(3, 3), num_filter=4, pad=(1, 1)),
+        {'data': x(2, 4, 5, 6), 'offset': x(2, 18, 5, 6, low=-3, high=3)}),
+    case('DeformableConvolution_groups', S.contrib.DeformableConvolution(
+        D, S.var('offset'), kernel=(2, 3), num_filter=4, stride=(2, 1), dilate=(1, 2),
+        num_group=2, num_deformable_group=2, no_bias=True),
+        {'data': x(1, 4, 7, 8), 'offset': x(1, 24, 3, 4, low=-4, high=4)}),
+    case('ModulatedDeformableConvolution', S.contrib.ModulatedDeformableConvolution(
+        D, S.var('offset'), S.var('mask'), kernel=(3, 3), num_filter=3, pad=(1, 1),
+        num_deformable_group=2),
+        {'data': x(2, 4, 5, 6), 'offset': x(2, 36, 5, 6, low=-3, high=3),
+         'mask': x(2, 18, 5, 6, low=0, high=1)}),
+    case('Proposal', S.Group(list(S.contrib.Proposal(
+        *_PROPOSAL_INPUTS, scales=(2, 4, 8), ratios=(1,), feature_stride=16,
+        rpn_pre_nms_top_n=40, rpn_post_nms_top_n=20, threshold=0.5, rpn_min_size=8,
+        output_score=True))), _ONE_IMAGE),
+    case('Proposal_iou_loss_cyclic_fill', S.contrib.Proposal(
+        *_PROPOSAL_INPUTS, scales=(2, 4, 8), ratios=(1,), feature_stride=16,
+        rpn_pre_nms_top_n=-1, rpn_post_nms_top_n=120, threshold=0.3, iou_loss=True),
+        dict(_ONE_IMAGE, bbox=x(1, 12, 5, 6, low=-5, high=5))),
+    case('MultiProposal', S.Group(list(S.contrib.MultiProposal(
+        *_PROPOSAL_INPUTS, scales=(4, 8), ratios=(0.5, 2), feature_stride=8,
+        rpn_pre_nms_top_n=50, rpn_post_nms_top_n=10, threshold=0.6, rpn_min_size=4,
+        output_score=True))),
+        {'cls': x(2, 8, 4, 5, low=0, high=1), 'bbox': x(2, 16, 4, 5, low=-0.5, high=0.5),
+         'info': np.array([[30, 40, 1.0], [25, 33, 0.5]], np.float32)}),
+    case('RROIAlign', S.contrib.RROIAlign(D, S.var('rois'), pooled_size=(3, 2),
+                                          spatial_scale=0.5, sampling_ratio=2),
+         {'data': x(2, 3, 6, 8), 'rois': _RROIS}),
+    case('RROIAlign_unscaled', S.contrib.RROIAlign(D, S.var('rois'), pooled_size=(2, 4),
+                                                   spatial_scale=1.0, sampling_ratio=3),
+         {'data': x(2, 2, 9, 7), 'rois': _RROIS}),
+]

@@ -18,3 +18,12 @@ def test_all_finite_without_init_output_is_refused(tmp_path, build):
                                          r"init_output=False keeps the value its output"):
         export(sym, {}, shapes, onnx_file_path=str(tmp_path / 'f.onnx'))
     assert not list(tmp_path.iterdir())
+
+
+def test_rroi_align_with_adaptive_sampling_is_refused(tmp_path):
+    sym = mx.sym.contrib.RROIAlign(mx.sym.var('data'), mx.sym.var('rois'), pooled_size=(2, 2),
+                                   spatial_scale=1.0, sampling_ratio=0, name='rotated')
+    with pytest.raises(MXNetError, match=r"node 'rotated' \(operator _contrib_RROIAlign\).*"
+                                         r"sampling_ratio <= 0 takes ceil"):
+        export(sym, {}, [(1, 2, 5, 5), (3, 6)], onnx_file_path=str(tmp_path / 'r.onnx'))
+    assert not list(tmp_path.iterdir())

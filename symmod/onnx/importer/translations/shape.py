@@ -174,13 +174,21 @@ def gather_elements(g, node):
 
 @translator('GatherND')
 def gather_nd(g, node):
-    if node.attrs.get('batch_dims', 0):
-        node.fail('batch_dims=%d (MXNet gather_nd has no batch axes)' % node.attrs['batch_dims'])
+    """gather_nd with the index tuples first; ``batch_dims`` leading axes shared by data
+    and indices become leading tuple entries (each index's own position on them)."""
     rank = None if node.shape(1) is None else len(node.shape(1))
     if rank is None:
         node.fail('indices of unknown rank')
     S = _sym()
-    tuples = S.transpose(node.sym(1), axes=(rank - 1,) + tuple(range(rank - 1)))
+    indices = node.sym(1)
+    batch_dims = node.attrs.get('batch_dims', 0)
+    if batch_dims:
+        positions = S.contrib.index_array(indices, axes=tuple(range(batch_dims)))
+        positions = S.reshape(S.slice_axis(positions, axis=rank - 1, begin=0, end=1),
+                              shape=(0,) * (rank - 1) + (-1,))
+        indices = S.concat(S.cast(positions, dtype=g.types.get(node.inputs[1], 'int64')),
+                           indices, dim=rank - 1)
+    tuples = S.transpose(indices, axes=(rank - 1,) + tuple(range(rank - 1)))
     return S.gather_nd(node.sym(0), tuples, name=node.name)
 
 
