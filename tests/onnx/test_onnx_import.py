@@ -26,7 +26,7 @@ def imported_forward(model, inputs):
 
 # exported to ONNX operators the import does not translate yet: importing the model
 # must name them (ONNX type -> the symmod operator that exports to it)
-NOT_IMPORTED = {'Scan': '_foreach', 'Loop': '_while_loop', 'If': '_cond',
+NOT_IMPORTED = {'Loop': '_while_loop',
                 'NonMaxSuppression': '_contrib_Proposal, _contrib_MultiProposal'}
 
 

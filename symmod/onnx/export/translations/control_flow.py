@@ -36,13 +36,14 @@ def cached_op(g, node):
         g.add('Identity', [out], [target])
 
 
-def _condition(g, node, cond_sym, feeds, tables):
-    """The condition graph's first value as an ONNX bool scalar (non-zero: true)."""
+def _condition(g, node, cond_sym, feeds, tables, scalar=True):
+    """The condition graph's first value as an ONNX bool (non-zero: true): a scalar (a
+    Loop's condition), else of shape (1,) (If takes any one-element tensor)."""
     value = SubGraph(g, cond_sym, feeds, tables).translate()[0]
     flat = reshape_to(g, value, [-1], hint=node.name + '_cond_flat')
     first = slice_axes(g, flat, [0], [1], [0], hint=node.name + '_cond_first')
-    return reshape_to(g, cast(g, first, np.bool_, hint=node.name + '_cond_bool'), [],
-                      hint=node.name + '_cond')
+    first = cast(g, first, np.bool_, hint=node.name + '_cond_bool')
+    return reshape_to(g, first, [], hint=node.name + '_cond') if scalar else first
 
 
 @translator('_foreach')
@@ -154,8 +155,8 @@ def cond(g, node):
         where = _by_locs(names, locs)
         return node_known_tables(node, lambda i, shape: {
             name: shape for name, loc in where.items() if loc == i})
-    pred = _condition(g, node, op.cond.symbol, feeds, tables(op.cond.names,
-                                                           op.cond_input_locs))
+    pred = _condition(g, node, op.cond.symbol, feeds,
+                      tables(op.cond.names, op.cond_input_locs), scalar=False)
     branches = {}
     for key, branch, locs in (('then_branch', op.branches[0], op.then_input_locs),
                               ('else_branch', op.branches[1], op.else_input_locs)):

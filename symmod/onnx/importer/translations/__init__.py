@@ -2,4 +2,4 @@
 
 Importing this package registers every translator (see ``..registry``).
 """
-from . import math, nn, recurrent, shape, vision  # noqa: F401
+from . import control_flow, math, nn, recurrent, shape, vision  # noqa: F401

@@ -1,0 +1,56 @@
+"""ONNX If and Scan written by another tool (the onnx helper API) import as symmod's
+_cond and _foreach and predict like ONNX Runtime; the bodies read outer tensors, outer
+initializers and constants of their own."""
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+from test_onnx_import import _compare_with_runtime, _model, _value
+
+F = TensorProto.FLOAT
+
+
+def _const(name, value):
+    return helper.make_node('Constant', [], [name],
+                            value=numpy_helper.from_array(np.asarray(value, np.float32), name))
+
+
+def _if_model():
+    then_branch = helper.make_graph(
+        [helper.make_node('Mul', ['x', 'scale'], ['then_y'])], 'then', [],
+        [_value('then_y', [3])])
+    else_branch = helper.make_graph(
+        [_const('shift', [1.0, 2.0, 3.0]), helper.make_node('Sub', ['x', 'shift'], ['d']),
+         helper.make_node('Mul', ['d', 'd'], ['else_y'])], 'else', [],
+        [_value('else_y', [3])])
+    nodes = [helper.make_node('ReduceSum', ['x'], ['total'], keepdims=1),
+             helper.make_node('Greater', ['total', 'zero'], ['positive']),
+             helper.make_node('If', ['positive'], ['y'], then_branch=then_branch,
+                              else_branch=else_branch),
+             helper.make_node('Add', ['y', 'x'], ['out'])]
+    return _model(nodes, [_value('x', [3])], [_value('out', [3])],
+                  {'scale': np.array([2, -1, 0.5], np.float32),
+                   'zero': np.zeros(1, np.float32)})
+
+
+def test_if_takes_the_branch_onnx_runtime_takes():
+    model = _if_model()
+    for x in ([1, 2, 0.5], [-1, -2, 0.5]):
+        _compare_with_runtime(model, {'x': np.array(x, np.float32)})
+
+
+def _scan_model():
+    body = helper.make_graph(
+        [helper.make_node('Add', ['s_in', 'x_t'], ['s_out']),
+         helper.make_node('Mul', ['s_out', 'w'], ['y_t'])], 'body',
+        [_value('s_in', [2]), _value('x_t', [2])], [_value('s_out', [2]), _value('y_t', [2])])
+    nodes = [helper.make_node('Scan', ['s0', 'xs'], ['s_final', 'ys'], body=body,
+                              num_scan_inputs=1)]
+    return _model(nodes, [_value('s0', [2]), _value('xs', [4, 2])],
+                  [_value('s_final', [2]), _value('ys', [4, 2])],
+                  {'w': np.array([0.5, -3], np.float32)})
+
+
+def test_scan_carries_its_state_and_stacks_its_outputs():
+    rng = np.random.RandomState(4)
+    _compare_with_runtime(_scan_model(), {'s0': rng.randn(2).astype(np.float32),
+                                          'xs': rng.randn(4, 2).astype(np.float32)})
