@@ -4,6 +4,7 @@ import numpy as np
 from .. import profiler as _profiler
 from .. import threads as _threads
 from ..base import MXNetError
+from ..ndarray import pending as _pending
 from ..ndarray.ndarray import NDArray
 from .memory import MemoryPool
 from .plan import Plan
@@ -93,15 +94,22 @@ class Executor:
                                      % (name, str(arg_dict[name].shape), str(array.shape)))
                 arg_dict[name][:] = array
         _threads.apply(self._thread_share)
-        if _profiler._symbolic_on:
-            self._forward_profiled(is_train)
-        elif self._monitor is None:
-            for op, req, ins, outs, aux, _ in self._forward_steps:
-                op.forward(is_train, req, ins, outs, aux)
-        else:
-            for op, req, ins, outs, aux, node in self._forward_steps:
-                op.forward(is_train, req, ins, outs, aux)
-                self._report(node, op, ins, outs, aux)
+        if _pending.PENDING:
+            _pending.discard(self.outputs)
+        try:
+            if _profiler._symbolic_on:
+                self._forward_profiled(is_train)
+            elif self._monitor is None:
+                for op, req, ins, outs, aux, _ in self._forward_steps:
+                    op.forward(is_train, req, ins, outs, aux)
+            else:
+                for op, req, ins, outs, aux, node in self._forward_steps:
+                    op.forward(is_train, req, ins, outs, aux)
+                    self._report(node, op, ins, outs, aux)
+        except MXNetError as err:
+            # an operator's error (index out of range, a CustomOp's exception): MXNet's
+            # engine reports it at the first read of an output, not here
+            _pending.defer(self.outputs, err)
         return self.outputs
 
     def backward(self, out_grads=None, is_train=True):
@@ -114,6 +122,8 @@ class Executor:
         is_train : bool
             Kept for MXNet compatibility.
         """
+        if _pending.PENDING:
+            _pending.check_all(self.outputs)    # a forward error not yet reported
         if out_grads is None:
             out_grads = []
         elif isinstance(out_grads, NDArray):

@@ -13,6 +13,7 @@ import numpy as np
 from ..base import MXNetError, numeric_types, integer_types
 from ..context import Context, current_context
 from . import device
+from . import pending as _pending
 
 __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'concat',
            'concatenate', 'waitall', 'from_numpy', 'mx_real_t', 'moveaxis', 'onehot_encode']
@@ -152,6 +153,8 @@ class NDArray:
 
     def _host(self):
         """The values as a numpy array (the storage itself on CPU, a copy on GPU)."""
+        if _pending.PENDING:
+            _pending.check(self)        # an operator error deferred to this read
         return device.to_host(self._data)
 
     # ---- conversion ----------------------------------------------------------
@@ -231,7 +234,10 @@ class NDArray:
         return cast_storage_array(self, stype)
 
     def wait_to_read(self):
-        """Block until pending writes finish (computation is synchronous here)."""
+        """Block until pending writes finish (computation is synchronous here); raises
+        the error of the operator that wrote the array, as MXNet does."""
+        if _pending.PENDING:
+            _pending.check(self)
 
     def detach(self):
         """A new NDArray sharing memory but cut out of the autograd graph."""
@@ -383,6 +389,8 @@ class NDArray:
         return result.reshape(tuple(shape) or (1,))
 
     def __getitem__(self, key):
+        if _pending.PENDING:
+            _pending.check(self)
         if self._recorded():
             return self._recorded_getitem(key)
         if isinstance(key, NDArray):
@@ -850,5 +858,8 @@ def onehot_encode(indices, out):
 
 
 def waitall():
-    """Wait for all pending computation (a no-op: symmod computes synchronously)."""
+    """Wait for all pending computation (symmod computes synchronously); raises an
+    operator error not yet reported, as MXNet does."""
+    if _pending.PENDING:
+        _pending.raise_any()
 

@@ -10,6 +10,7 @@ from ..util import is_np_shape
 from .. import autograd
 from .. import profiler as _profiler
 from . import device
+from . import pending as _pending
 from .ndarray import NDArray, _OPS
 from .sparse_invoke import involves_sparse, invoke_sparse
 
@@ -60,6 +61,8 @@ def invoke(op, inputs, out=None):
     signature (shapes and dtypes) and operator instance; later calls with the same
     signature allocate the outputs and run the kernel (``_invoke_planned``).
     """
+    if _pending.PENDING:
+        _pending.check_all(inputs)      # an input whose operator failed: report it here
     signature = None
     # value-sized outputs (boolean_mask's output_shapes) are worked out on every call
     if out is None and inputs and not op.stateful and not op.makes_sparse \
