@@ -15,7 +15,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..base import MXNetError, parse_bool, parse_int, parse_optional, parse_tuple
-from . import conv_direct, conv_pointwise
+from . import conv_direct, conv_pointwise, conv_winograd
 from .common import choice, expect_shape, matmul_into, scratch, store_from, work_buffer
 from .registry import Operator, Param, ShapeError, register, unify
 from .channel_last import ChannelLast
@@ -310,6 +310,10 @@ class _FilterOperator(Operator):
         matmul_into(self._blocks(out), self._blocks(a, trans_a), self._blocks(b, trans_b), req)
 
 
+# the 3x3 kernels of Convolution._path's choices
+_KERNELS = {'direct': conv_direct, 'winograd': conv_winograd}
+
+
 # ---- Convolution --------------------------------------------------------------------------
 class _Convolution(_FilterOperator):
     """N-D convolution (cross-correlation) of channel-first data with learnt filters.
@@ -387,9 +391,12 @@ class _Convolution(_FilterOperator):
 
     def _path(self, x):
         """Which kernels compute this node: 'direct' (3x3, ``conv_direct.py``),
-        'pointwise' (1x1, ``conv_pointwise.py``) or None (im2col and GEMM)."""
+        'winograd' (3x3 with many channels, ``conv_winograd.py``), 'pointwise' (1x1,
+        ``conv_pointwise.py``) or None (im2col and GEMM)."""
         if x.ndim == 4 and conv_direct.supports(self.kernel, self.strides, self.dilates,
                                                 self.pads, self.num_group, x.dtype):
+            if conv_winograd.preferred(x.shape[1], self.num_filter, x.dtype):
+                return 'winograd'
             return 'direct'
         if conv_pointwise.supports(self.kernel, self.dilates, self.pads, self.num_group,
                                    x.ndim):
@@ -409,7 +416,7 @@ class _Convolution(_FilterOperator):
                     out += in_data[2].reshape(-1, 1, 1)
                 return
             dst = work_buffer('conv_out', out, req[0])
-            conv_direct.forward(x, w, dst)
+            _KERNELS[path].forward(x, w, dst)
             if not self.no_bias:
                 dst += in_data[2].reshape(-1, 1, 1)
             if dst is not out:
@@ -457,11 +464,12 @@ class _Convolution(_FilterOperator):
         if path == 'pointwise':
             conv_pointwise.backward(x, w, dy, self.strides, req, in_grad[0], in_grad[1])
             return
+        kernels = _KERNELS[path]
         if req[1] != 'null':
-            store_from(in_grad[1], req[1], conv_direct.backward_weight(x, dy))
+            store_from(in_grad[1], req[1], kernels.backward_weight(x, dy))
         if req[0] != 'null':
             dx = work_buffer('conv_dx', in_grad[0], req[0])
-            conv_direct.backward_data(dy, w, dx)
+            kernels.backward_data(dy, w, dx)
             if dx is not in_grad[0]:
                 in_grad[0] += dx
 

@@ -1,0 +1,203 @@
+"""Winograd F(2x2, 3x3) convolution (3x3, stride 1, pad 1, one group) on NCHW data.
+
+Each 2x2 block of outputs (a tile) comes from a 4x4 patch of the padded input. With
+``V = B^T d B`` (the patch transformed), ``U = G g G^T`` (the filter transformed) and
+``Y = A^T (U * V) A``, the 36 multiplications per tile and channel pair of a direct
+3x3 convolution become 16, and those 16 are, for all tiles at once, 16 matrix products
+``M[e] = U[e] @ V[e]`` (``(K, C) @ (C, tiles)``) that BLAS runs near the core's peak.
+For the 64-channel 8x8 planes of a CIFAR ResNet's last stage that is about 1.7x faster
+than :mod:`conv_direct` (see :func:`preferred`); for fewer channels the products are too
+thin for BLAS and the transforms' memory traffic dominates.
+
+* forward: transform input and weight, 16 products, transform back;
+* data gradient: the forward with the weight flipped and its channel axes swapped (the
+  correlation with padding 1 is its own adjoint up to that flip);
+* weight gradient: ``dU[e] = dY'[e] @ V[e]^T`` with ``dY' = A dy A^T`` per tile, then
+  ``dg = G^T dU G``.
+"""
+import numba
+import numpy as np
+from numba import prange
+
+from .common import matmul_into, scratch
+
+__all__ = ['preferred', 'forward', 'backward_data', 'backward_weight']
+
+_jit = dict(cache=True, nogil=True, fastmath=True, error_model='numpy')
+
+# channels (input and output) from which the products beat the direct kernels: measured
+# at one thread on ResNet-20's shapes (benchmarks/RESULTS.md, issue 15)
+MIN_CHANNELS = 64
+
+
+def preferred(channels, filters, dtype):
+    """Whether this module, rather than :mod:`conv_direct`, should run a 3x3 stride-1
+    pad-1 convolution of ``channels`` to ``filters`` channels (``conv_direct.supports``
+    holds)."""
+    return (channels >= MIN_CHANNELS and filters >= MIN_CHANNELS
+            and np.dtype(dtype) in (np.float32, np.float64))
+
+
+def _tiles(height, width):
+    return (height + 1) // 2, (width + 1) // 2
+
+
+@numba.njit(parallel=True, **_jit)
+def _input_transform(x, v, th, tw):
+    """``v[e, c, t] = (B^T d B)[e]`` for every tile ``t`` (sample-major) of channel ``c``
+    of ``x`` zero-padded by 1 (and past odd sizes)."""
+    n, channels, height, width = x.shape
+    for c in prange(channels):
+        # one sample's plane zero-padded, so that the tiles need no bounds checks
+        d = np.zeros((2 * th + 2, 2 * tw + 2), x.dtype)
+        for s in range(n):
+            plane = x[s, c]
+            for i in range(height):
+                for j in range(width):
+                    d[i + 1, j + 1] = plane[i, j]
+            for ty in range(th):
+                y = 2 * ty
+                for tx in range(tw):
+                    t = (s * th + ty) * tw + tx
+                    j = 2 * tx
+                    r0, r1, r2, r3 = d[y], d[y + 1], d[y + 2], d[y + 3]
+                    # B^T d: rows (r0 - r2, r1 + r2, r2 - r1, r1 - r3), column by column
+                    a0, a1, a2, a3 = r0[j] - r2[j], r0[j + 1] - r2[j + 1], \
+                        r0[j + 2] - r2[j + 2], r0[j + 3] - r2[j + 3]
+                    b0, b1, b2, b3 = r1[j] + r2[j], r1[j + 1] + r2[j + 1], \
+                        r1[j + 2] + r2[j + 2], r1[j + 3] + r2[j + 3]
+                    c0, c1, c2, c3 = r2[j] - r1[j], r2[j + 1] - r1[j + 1], \
+                        r2[j + 2] - r1[j + 2], r2[j + 3] - r1[j + 3]
+                    e0, e1, e2, e3 = r1[j] - r3[j], r1[j + 1] - r3[j + 1], \
+                        r1[j + 2] - r3[j + 2], r1[j + 3] - r3[j + 3]
+                    # (B^T d) B: the same combination along each row
+                    v[0, c, t], v[1, c, t], v[2, c, t], v[3, c, t] = \
+                        a0 - a2, a1 + a2, a2 - a1, a1 - a3
+                    v[4, c, t], v[5, c, t], v[6, c, t], v[7, c, t] = \
+                        b0 - b2, b1 + b2, b2 - b1, b1 - b3
+                    v[8, c, t], v[9, c, t], v[10, c, t], v[11, c, t] = \
+                        c0 - c2, c1 + c2, c2 - c1, c1 - c3
+                    v[12, c, t], v[13, c, t], v[14, c, t], v[15, c, t] = \
+                        e0 - e2, e1 + e2, e2 - e1, e1 - e3
+
+
+@numba.njit(parallel=True, **_jit)
+def _output_transform(m, out, th, tw):
+    """``out`` (N, K, H, W) from the 2x2 tiles ``A^T m A``."""
+    n, filters, height, width = out.shape
+    for k in prange(filters):
+        for s in range(n):
+            plane = out[s, k]
+            for ty in range(th):
+                for tx in range(tw):
+                    t = (s * th + ty) * tw + tx
+                    # A^T m: rows 0 and 1 of the 2x4 intermediate
+                    r00 = m[0, k, t] + m[4, k, t] + m[8, k, t]
+                    r01 = m[1, k, t] + m[5, k, t] + m[9, k, t]
+                    r02 = m[2, k, t] + m[6, k, t] + m[10, k, t]
+                    r03 = m[3, k, t] + m[7, k, t] + m[11, k, t]
+                    r10 = m[4, k, t] - m[8, k, t] - m[12, k, t]
+                    r11 = m[5, k, t] - m[9, k, t] - m[13, k, t]
+                    r12 = m[6, k, t] - m[10, k, t] - m[14, k, t]
+                    r13 = m[7, k, t] - m[11, k, t] - m[15, k, t]
+                    y, x = 2 * ty, 2 * tx
+                    plane[y, x] = r00 + r01 + r02
+                    if x + 1 < width:
+                        plane[y, x + 1] = r01 - r02 - r03
+                    if y + 1 < height:
+                        plane[y + 1, x] = r10 + r11 + r12
+                        if x + 1 < width:
+                            plane[y + 1, x + 1] = r11 - r12 - r13
+
+
+@numba.njit(parallel=True, **_jit)
+def _grad_transform(dy, g, th, tw):
+    """``g[e, k, t] = (A dy_tile A^T)[e]``: the output gradient's 2x2 tiles (zero past
+    odd sizes) carried to the 4x4 transformed domain (the adjoint of the output
+    transform)."""
+    n, filters, height, width = dy.shape
+    zero = dy.dtype.type(0)
+    for k in prange(filters):
+        for s in range(n):
+            plane = dy[s, k]
+            for ty in range(th):
+                for tx in range(tw):
+                    t = (s * th + ty) * tw + tx
+                    y, x = 2 * ty, 2 * tx
+                    a = plane[y, x]
+                    b = plane[y, x + 1] if x + 1 < width else zero
+                    c = plane[y + 1, x] if y + 1 < height else zero
+                    d = plane[y + 1, x + 1] if (x + 1 < width and y + 1 < height) else zero
+                    # columns of A dy: (a, c) -> (a, a + c, a - c, -c), same for (b, d)
+                    col0 = (a, a + c, a - c, -c)
+                    col1 = (b, b + d, b - d, -d)
+                    for i in range(4):
+                        p, q = col0[i], col1[i]
+                        g[4 * i, k, t] = p
+                        g[4 * i + 1, k, t] = p + q
+                        g[4 * i + 2, k, t] = p - q
+                        g[4 * i + 3, k, t] = -q
+
+
+def _planes(key, rows, cols, dtype):
+    """A ``(16, rows, cols)`` scratch buffer (see ``common.scratch``: reused across calls,
+    so that megabytes are not mapped and faulted in on every call) whose 16 planes start
+    64 bytes apart modulo 4 KiB: the transforms read or write all 16 at once, and planes
+    a multiple of 4 KiB apart would share one set of the L1 cache."""
+    dtype = np.dtype(dtype)
+    stride = rows * cols + 64 // dtype.itemsize
+    if (stride * dtype.itemsize) % 4096 == 0:
+        stride += 64 // dtype.itemsize
+    flat = scratch('winograd_' + key, (16 * stride,), dtype)
+    return np.lib.stride_tricks.as_strided(
+        flat, (16, rows, cols), (stride * dtype.itemsize, cols * dtype.itemsize,
+                                 dtype.itemsize))
+
+
+_G = ((1, 0, 0), (.5, .5, .5), (.5, -.5, .5), (0, 0, 1))
+
+
+def _weight_transform(w):
+    """``U[e] = (G g G^T)[e]`` as ``(16, K, C)``."""
+    gm = np.array(_G, w.dtype)
+    t = np.tensordot(gm, w, axes=([1], [2]))            # (4, K, C, 3)
+    u = np.tensordot(t, gm, axes=([3], [1]))            # (4, K, C, 4)
+    return np.ascontiguousarray(u.transpose(0, 3, 1, 2)).reshape(16, w.shape[0], w.shape[1])
+
+
+def _transformed_input(x):
+    n, channels, height, width = x.shape
+    th, tw = _tiles(height, width)
+    v = _planes('v', channels, n * th * tw, x.dtype)
+    _input_transform(np.ascontiguousarray(x), v, th, tw)
+    return v
+
+
+def forward(x, w, out):
+    """``out = conv3x3(x, w)`` with zero padding 1 (NCHW, stride 1)."""
+    th, tw = _tiles(x.shape[2], x.shape[3])
+    v = _transformed_input(x)
+    m = _planes('m', w.shape[0], v.shape[2], x.dtype)
+    matmul_into(m, _weight_transform(w), v, 'write')
+    _output_transform(m, out, th, tw)
+
+
+def backward_data(dy, w, dx):
+    """``dx =`` the gradient of :func:`forward` with respect to its input."""
+    forward(dy, np.ascontiguousarray(w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)), dx)
+
+
+def backward_weight(x, dy):
+    """The gradient of :func:`forward` with respect to its weight, ``(K, C, 3, 3)``."""
+    n, filters, height, width = dy.shape
+    th, tw = _tiles(height, width)
+    v = _transformed_input(x)
+    g = _planes('m', filters, v.shape[2], x.dtype)
+    _grad_transform(np.ascontiguousarray(dy), g, th, tw)
+    du = scratch('winograd_du', (16, filters, x.shape[1]), x.dtype)
+    matmul_into(du, g, v.transpose(0, 2, 1), 'write')
+    # dg = G^T dU G for every (k, c)
+    gm = np.array(_G, x.dtype)
+    t = np.tensordot(gm, du.reshape(4, 4, filters, x.shape[1]), axes=([0], [0]))  # (3,4,K,C)
+    dg = np.tensordot(t, gm, axes=([1], [0]))                                      # (3,K,C,3)
+    return np.ascontiguousarray(dg.transpose(1, 2, 0, 3))

@@ -1,0 +1,124 @@
+"""Winograd F(2x2, 3x3) convolution kernels (symmod/ops/conv_winograd.py): against a loop
+reference, the direct kernels, finite differences through the operator, and the choice
+of kernels per shape."""
+import numpy as np
+import pytest
+
+import symmod as mx
+from symmod.ops import conv_direct, conv_winograd
+from symmod.test_utils import assert_almost_equal, check_numeric_gradient
+
+from test_conv import conv_reference
+
+# even and odd planes (tiles cut by the border), one pixel, one sample, more filters
+# than channels and the reverse
+SHAPES = [(2, 3, 4, 4, 5), (3, 4, 5, 7, 6), (1, 2, 1, 1, 3), (2, 6, 3, 2, 2), (1, 5, 6, 3, 1)]
+
+
+@pytest.mark.parametrize('n, c, h, w, k', SHAPES)
+def test_winograd_kernels_match_reference_and_direct(n, c, h, w, k):
+    rng = np.random.default_rng(n * 100 + c * 10 + h)
+    x = rng.standard_normal((n, c, h, w))
+    weight = rng.standard_normal((k, c, 3, 3))
+    dy = rng.standard_normal((n, k, h, w))
+    out = np.empty((n, k, h, w))
+    conv_winograd.forward(x, weight, out)
+    assert_almost_equal(out, conv_reference(x, weight, None, (1, 1), (1, 1), (1, 1), 1),
+                        rtol=1e-12, atol=1e-12)
+    dx, dx_direct = np.empty_like(x), np.empty_like(x)
+    conv_winograd.backward_data(dy, weight, dx)
+    conv_direct.backward_data(dy, weight, dx_direct)
+    assert_almost_equal(dx, dx_direct, rtol=1e-12, atol=1e-12)
+    assert_almost_equal(conv_winograd.backward_weight(x, dy),
+                        conv_direct.backward_weight(x, dy), rtol=1e-12, atol=1e-12)
+
+
+def test_winograd_float32_error_is_small():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 64, 8, 8)).astype(np.float32)
+    weight = rng.standard_normal((64, 64, 3, 3)).astype(np.float32)
+    out = np.empty((4, 64, 8, 8), np.float32)
+    conv_winograd.forward(x, weight, out)
+    expected = conv_reference(x.astype(np.float64), weight.astype(np.float64), None, (1, 1),
+                              (1, 1), (1, 1), 1)
+    assert out.dtype == np.float32
+    assert np.abs(out - expected).max() <= 1e-5 * np.abs(expected).max()
+
+
+@pytest.fixture
+def winograd_everywhere(monkeypatch):
+    """Every 3x3 same convolution through the Winograd kernels."""
+    monkeypatch.setattr(conv_winograd, 'MIN_CHANNELS', 1)
+
+
+@pytest.mark.parametrize('no_bias', [True, False])
+def test_winograd_numeric_gradient(winograd_everywhere, no_bias):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 5, 4))
+    w = rng.standard_normal((4, 3, 3, 3))
+    b = rng.standard_normal(4)
+    sym = mx.sym.Convolution(mx.sym.Variable('data'), kernel=(3, 3), pad=(1, 1), num_filter=4,
+                             no_bias=no_bias, name='conv')
+    check_numeric_gradient(sym, [x, w] if no_bias else [x, w, b], numeric_eps=1e-6,
+                           rtol=1e-5, atol=1e-8, dtype=np.float64)
+
+
+def test_convolution_picks_winograd_for_wide_layers(monkeypatch):
+    calls = []
+    for name in ('forward', 'backward_data', 'backward_weight'):
+        original = getattr(conv_winograd, name)
+
+        def counted(*args, _original=original, _name=name):
+            calls.append(_name)
+            return _original(*args)
+        monkeypatch.setattr(conv_winograd, name, counted)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 64, 4, 6)).astype(np.float32)
+    w = (rng.standard_normal((64, 64, 3, 3)) / 24).astype(np.float32)
+    sym = mx.sym.Convolution(mx.sym.Variable('data'), kernel=(3, 3), pad=(1, 1),
+                             num_filter=64, no_bias=True, name='conv')
+    ex = sym.bind(mx.cpu(), args={'data': mx.nd.array(x), 'conv_weight': mx.nd.array(w)},
+                  args_grad={'data': mx.nd.zeros(x.shape), 'conv_weight': mx.nd.zeros(w.shape)})
+    out = ex.forward(is_train=True)[0].asnumpy()
+    dy = rng.standard_normal(out.shape).astype(np.float32)
+    ex.backward(mx.nd.array(dy))
+    # (the data gradient is the forward with the flipped weight)
+    assert calls == ['forward', 'backward_weight', 'backward_data', 'forward']
+    x64, w64, dy64 = x.astype(np.float64), w.astype(np.float64), dy.astype(np.float64)
+    assert_almost_equal(out, conv_reference(x64, w64, None, (1, 1), (1, 1), (1, 1), 1),
+                        rtol=1e-4, atol=1e-4)
+    dw = np.empty_like(w64)
+    dw[:] = conv_direct.backward_weight(x64, dy64)
+    dx = np.empty_like(x64)
+    conv_direct.backward_data(dy64, w64, dx)
+    assert_almost_equal(ex.grad_dict['conv_weight'].asnumpy(), dw, rtol=1e-4, atol=1e-3)
+    assert_almost_equal(ex.grad_dict['data'].asnumpy(), dx, rtol=1e-4, atol=1e-4)
+
+
+def test_narrow_layers_keep_the_direct_kernels():
+    assert conv_winograd.preferred(64, 64, np.float32)
+    assert not conv_winograd.preferred(32, 64, np.float32)
+    assert not conv_winograd.preferred(64, 16, np.float32)
+    assert not conv_winograd.preferred(64, 64, np.float16)
+
+
+def test_winograd_backward_add_accumulates(winograd_everywhere):
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((2, 3, 4, 5))
+    w = rng.standard_normal((2, 3, 3, 3))
+    dy = rng.standard_normal((2, 2, 4, 5))
+    sym = mx.sym.Convolution(mx.sym.Variable('data'), kernel=(3, 3), pad=(1, 1), num_filter=2,
+                             no_bias=True, name='conv')
+    grads = {}
+    for req in ('write', 'add'):
+        ex = sym.bind(mx.cpu(), args={'data': mx.nd.array(x, dtype=np.float64),
+                                      'conv_weight': mx.nd.array(w, dtype=np.float64)},
+                      args_grad={'data': mx.nd.ones(x.shape, dtype=np.float64),
+                                 'conv_weight': mx.nd.ones(w.shape, dtype=np.float64)},
+                      grad_req=req)
+        ex.forward(is_train=True)
+        ex.backward(mx.nd.array(dy, dtype=np.float64))
+        grads[req] = [ex.grad_dict[k].asnumpy() - (1 if req == 'add' else 0)
+                      for k in ('data', 'conv_weight')]
+    for a, b in zip(grads['add'], grads['write']):
+        assert_almost_equal(a, b, rtol=1e-10, atol=1e-10)
