@@ -221,11 +221,11 @@ def make_function(func_name, op_cls):
                 raise TypeError('%s: too many positional arguments' % func_name)
             params.update(zip(free, extra))
         nd_kwargs = {}
-        for key, value in kwargs.items():
+        for param, value in kwargs.items():
             if isinstance(value, NDArray):
-                nd_kwargs[key] = value
+                nd_kwargs[param] = value
             else:       # None is passed on: MXNet stores it as "None" (optional params)
-                params[key] = value
+                params[param] = value
         if op_cls.key_var_num_args and op_cls.key_var_num_args not in params:
             params[op_cls.key_var_num_args] = len(nd_args)
         op = operator_instance(func_name, params)

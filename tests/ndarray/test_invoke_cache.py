@@ -57,3 +57,23 @@ def test_recorded_calls_through_the_cache_are_differentiated():
             y = (mx.nd.relu(x) * 2).sum()
         y.backward()
         np.testing.assert_array_equal(x.grad.asnumpy(), [[0, 2, 2]])
+
+
+def test_calls_with_keyword_parameters_reuse_their_operator(monkeypatch):
+    from symmod.ndarray import register
+    made = []
+    real = register.operator_instance
+
+    def counting(name, params):
+        made.append(name)
+        return real(name, params)
+
+    monkeypatch.setattr(register, 'operator_instance', counting)
+    x = mx.nd.array(np.arange(6.0).reshape(2, 3))
+    index = mx.nd.array([2, 0])
+    for _ in range(3):
+        np.testing.assert_array_equal(mx.nd.pick(x, index, axis=-1, keepdims=True).asnumpy(),
+                                      [[2], [3]])
+        np.testing.assert_array_equal(mx.nd.mean(x, axis=0, exclude=True).asnumpy(), [1, 4])
+    # one instance per parameter set, found again on later calls
+    assert made == ['pick', 'mean']
