@@ -5,9 +5,11 @@ Each 2x2 block of outputs (a tile) comes from a 4x4 patch of the padded input. W
 ``Y = A^T (U * V) A``, the 36 multiplications per tile and channel pair of a direct
 3x3 convolution become 16, and those 16 are, for all tiles at once, 16 matrix products
 ``M[e] = U[e] @ V[e]`` (``(K, C) @ (C, tiles)``) that BLAS runs near the core's peak.
-For the 64-channel 8x8 planes of a CIFAR ResNet's last stage that is about 1.7x faster
-than :mod:`conv_direct` (see :func:`preferred`); for fewer channels the products are too
-thin for BLAS and the transforms' memory traffic dominates.
+Tiles go in blocks (:data:`BLOCK_BYTES` of transformed input): transform a block, multiply,
+transform back while the block is still in the L2 cache. For the 32- and 64-channel
+stages of a CIFAR ResNet that is 1.3x and 1.9x faster than :mod:`conv_direct` (see
+:func:`preferred`); with 16 channels the products are too thin for BLAS and the
+transforms' memory traffic dominates.
 
 * forward: transform input and weight, 16 products, transform back;
 * data gradient: the forward with the weight flipped and its channel axes swapped (the
@@ -27,7 +29,7 @@ _jit = dict(cache=True, nogil=True, fastmath=True, error_model='numpy')
 
 # channels (input and output) from which the products beat the direct kernels: measured
 # at one thread on ResNet-20's shapes (benchmarks/RESULTS.md, issue 15)
-MIN_CHANNELS = 64
+MIN_CHANNELS = 32
 
 
 def preferred(channels, filters, dtype):
@@ -43,14 +45,17 @@ def _tiles(height, width):
 
 
 @numba.njit(parallel=True, **_jit)
-def _input_transform(x, v, th, tw):
+def _input_transform(x, v, th, tw, t0):
     """``v[e, c, t] = (B^T d B)[e]`` for every tile ``t`` (sample-major) of channel ``c``
     of ``x`` zero-padded by 1 (and past odd sizes)."""
     n, channels, height, width = x.shape
+    per = th * tw
+    count = v.shape[2]
+    s0, s1 = t0 // per, (t0 + count - 1) // per + 1
     for c in prange(channels):
         # one sample's plane zero-padded, so that the tiles need no bounds checks
         d = np.zeros((2 * th + 2, 2 * tw + 2), x.dtype)
-        for s in range(n):
+        for s in range(s0, s1):
             plane = x[s, c]
             for i in range(height):
                 for j in range(width):
@@ -58,7 +63,9 @@ def _input_transform(x, v, th, tw):
             for ty in range(th):
                 y = 2 * ty
                 for tx in range(tw):
-                    t = (s * th + ty) * tw + tx
+                    t = (s * th + ty) * tw + tx - t0
+                    if t < 0 or t >= count:
+                        continue
                     j = 2 * tx
                     r0, r1, r2, r3 = d[y], d[y + 1], d[y + 2], d[y + 3]
                     # B^T d: rows (r0 - r2, r1 + r2, r2 - r1, r1 - r3), column by column
@@ -82,15 +89,20 @@ def _input_transform(x, v, th, tw):
 
 
 @numba.njit(parallel=True, **_jit)
-def _output_transform(m, out, th, tw):
+def _output_transform(m, out, th, tw, t0):
     """``out`` (N, K, H, W) from the 2x2 tiles ``A^T m A``."""
     n, filters, height, width = out.shape
+    per = th * tw
+    count = m.shape[2]
+    s0, s1 = t0 // per, (t0 + count - 1) // per + 1
     for k in prange(filters):
-        for s in range(n):
+        for s in range(s0, s1):
             plane = out[s, k]
             for ty in range(th):
                 for tx in range(tw):
-                    t = (s * th + ty) * tw + tx
+                    t = (s * th + ty) * tw + tx - t0
+                    if t < 0 or t >= count:
+                        continue
                     # A^T m: rows 0 and 1 of the 2x4 intermediate
                     r00 = m[0, k, t] + m[4, k, t] + m[8, k, t]
                     r01 = m[1, k, t] + m[5, k, t] + m[9, k, t]
@@ -111,18 +123,23 @@ def _output_transform(m, out, th, tw):
 
 
 @numba.njit(parallel=True, **_jit)
-def _grad_transform(dy, g, th, tw):
+def _grad_transform(dy, g, th, tw, t0):
     """``g[e, k, t] = (A dy_tile A^T)[e]``: the output gradient's 2x2 tiles (zero past
     odd sizes) carried to the 4x4 transformed domain (the adjoint of the output
     transform)."""
     n, filters, height, width = dy.shape
     zero = dy.dtype.type(0)
+    per = th * tw
+    count = g.shape[2]
+    s0, s1 = t0 // per, (t0 + count - 1) // per + 1
     for k in prange(filters):
-        for s in range(n):
+        for s in range(s0, s1):
             plane = dy[s, k]
             for ty in range(th):
                 for tx in range(tw):
-                    t = (s * th + ty) * tw + tx
+                    t = (s * th + ty) * tw + tx - t0
+                    if t < 0 or t >= count:
+                        continue
                     y, x = 2 * ty, 2 * tx
                     a = plane[y, x]
                     b = plane[y, x + 1] if x + 1 < width else zero
@@ -165,21 +182,31 @@ def _weight_transform(w):
     return np.ascontiguousarray(u.transpose(0, 3, 1, 2)).reshape(16, w.shape[0], w.shape[1])
 
 
-def _transformed_input(x):
-    n, channels, height, width = x.shape
-    th, tw = _tiles(height, width)
-    v = _planes('v', channels, n * th * tw, x.dtype)
-    _input_transform(np.ascontiguousarray(x), v, th, tw)
-    return v
+# transformed input (and output) per block of tiles: about half the L2 cache
+BLOCK_BYTES = 1 << 19
+
+
+def _block(channels, filters, itemsize, scale=1):
+    """Tiles per block; the weight gradient (``scale`` 2) sums a product per block into
+    one small result, and fewer, longer products do better there."""
+    return max(16, scale * BLOCK_BYTES // (16 * itemsize * max(channels, filters)))
 
 
 def forward(x, w, out):
     """``out = conv3x3(x, w)`` with zero padding 1 (NCHW, stride 1)."""
-    th, tw = _tiles(x.shape[2], x.shape[3])
-    v = _transformed_input(x)
-    m = _planes('m', w.shape[0], v.shape[2], x.dtype)
-    matmul_into(m, _weight_transform(w), v, 'write')
-    _output_transform(m, out, th, tw)
+    n, channels, height, width = x.shape
+    th, tw = _tiles(height, width)
+    total = n * th * tw
+    u = _weight_transform(w)
+    x = np.ascontiguousarray(x)
+    block = _block(channels, w.shape[0], x.itemsize)
+    for t0 in range(0, total, block):
+        count = min(block, total - t0)
+        v = _planes('v', channels, count, x.dtype)
+        _input_transform(x, v, th, tw, t0)
+        m = _planes('m', w.shape[0], count, x.dtype)
+        matmul_into(m, u, v, 'write')
+        _output_transform(m, out, th, tw, t0)
 
 
 def backward_data(dy, w, dx):
@@ -190,12 +217,19 @@ def backward_data(dy, w, dx):
 def backward_weight(x, dy):
     """The gradient of :func:`forward` with respect to its weight, ``(K, C, 3, 3)``."""
     n, filters, height, width = dy.shape
+    channels = x.shape[1]
     th, tw = _tiles(height, width)
-    v = _transformed_input(x)
-    g = _planes('m', filters, v.shape[2], x.dtype)
-    _grad_transform(np.ascontiguousarray(dy), g, th, tw)
-    du = scratch('winograd_du', (16, filters, x.shape[1]), x.dtype)
-    matmul_into(du, g, v.transpose(0, 2, 1), 'write')
+    total = n * th * tw
+    x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
+    du = scratch('winograd_du', (16, filters, channels), x.dtype)
+    block = _block(channels, filters, x.itemsize, scale=2)
+    for t0 in range(0, total, block):
+        count = min(block, total - t0)
+        v = _planes('v', channels, count, x.dtype)
+        _input_transform(x, v, th, tw, t0)
+        g = _planes('m', filters, count, x.dtype)
+        _grad_transform(dy, g, th, tw, t0)
+        matmul_into(du, g, v.transpose(0, 2, 1), 'write' if t0 == 0 else 'add')
     # dg = G^T dU G for every (k, c)
     gm = np.array(_G, x.dtype)
     t = np.tensordot(gm, du.reshape(4, 4, filters, x.shape[1]), axes=([0], [0]))  # (3,4,K,C)

@@ -15,8 +15,12 @@ from test_conv import conv_reference
 SHAPES = [(2, 3, 4, 4, 5), (3, 4, 5, 7, 6), (1, 2, 1, 1, 3), (2, 6, 3, 2, 2), (1, 5, 6, 3, 1)]
 
 
+@pytest.mark.parametrize('block_bytes', [None, 1])
 @pytest.mark.parametrize('n, c, h, w, k', SHAPES)
-def test_winograd_kernels_match_reference_and_direct(n, c, h, w, k):
+def test_winograd_kernels_match_reference_and_direct(n, c, h, w, k, block_bytes, monkeypatch):
+    if block_bytes is not None:
+        # blocks of 16 tiles: several per sample, or samples cut between two blocks
+        monkeypatch.setattr(conv_winograd, 'BLOCK_BYTES', block_bytes)
     rng = np.random.default_rng(n * 100 + c * 10 + h)
     x = rng.standard_normal((n, c, h, w))
     weight = rng.standard_normal((k, c, 3, 3))
@@ -97,7 +101,8 @@ def test_convolution_picks_winograd_for_wide_layers(monkeypatch):
 
 def test_narrow_layers_keep_the_direct_kernels():
     assert conv_winograd.preferred(64, 64, np.float32)
-    assert not conv_winograd.preferred(32, 64, np.float32)
+    assert conv_winograd.preferred(32, 64, np.float64)
+    assert not conv_winograd.preferred(16, 64, np.float32)
     assert not conv_winograd.preferred(64, 16, np.float32)
     assert not conv_winograd.preferred(64, 64, np.float16)
 
