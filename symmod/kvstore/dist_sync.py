@@ -30,6 +30,8 @@ servers.
 A job started without a launcher is one worker: the store then trains exactly like
 ``'local'`` (``'device'`` for the device variant).
 """
+import operator
+
 import numpy as np
 
 from ..base import MXNetError
@@ -72,6 +74,8 @@ class DistSyncKVStore(DistStore):
         super().__init__(kv_type)
         self._fusion = Fusion(self._transport)
         self._merged = {}       # key -> host buffer of the round's sum (with an updater)
+        self._repeat = None     # what the last pushpull worked out, see _Repeat
+        self._last_round = None     # (keys, stored, sends, recvs, reduced) of the last _push
 
     # ---- init ------------------------------------------------------------------------
     def init(self, key, value):
@@ -146,6 +150,7 @@ class DistSyncKVStore(DistStore):
         else:
             recvs = [reduced.get(k) if k in reduced else self._merged_buffer(k, s)
                      for k, s in zip(keys, stored)]
+        self._last_round = (keys, stored, sends, recvs, reduced) if not sparse else None
         if self._compression is not None:
             self._reduce_compressed(keys, sends, recvs)
         else:
@@ -228,10 +233,36 @@ class DistSyncKVStore(DistStore):
         priority : int, optional
             Accepted for compatibility.
         """
-        reduced = self._push(group_pairs(self._parse(key, value, 'value'), self._sort_key),
-                             True)
+        repeat = self._repeat
+        if repeat is not None and self._compression is None \
+                and repeat.matches(key, value, out, self._updater):
+            self._pushpull_again(repeat)
+            return
+        self._repeat = self._last_round = None
+        groups = group_pairs(self._parse(key, value, 'value'), self._sort_key)
+        reduced = self._push(groups, True)
         outs = group_pairs(self._parse(key, value if out is None else out, 'out'),
                            self._sort_key)
+        self._pull_pushed(outs, reduced)
+        self._repeat = _Repeat.of(self, key, value, out, groups, outs, reduced)
+
+    def _pushpull_again(self, repeat):
+        """A pushpull of the very arrays of the previous one: its work, without parsing,
+        grouping and checking the arguments again."""
+        self._fusion.allreduce(repeat.keys, repeat.sends, repeat.recvs)
+        if self._updater is None:
+            for stored, recv in repeat.kept:
+                np.copyto(stored, recv, casting='unsafe')
+        elif isinstance(self._updater, opt.Updater):
+            self._updater(repeat.keys, repeat.grads, repeat.stored)
+        else:
+            for k, g, s in zip(repeat.keys, repeat.grads, repeat.stored):
+                self._updater(k, g, s)
+        for dst, src in repeat.copies:
+            np.copyto(dst, src, casting='unsafe')
+
+    def _pull_pushed(self, outs, reduced):
+        """The pull of a pushpull: ``outs`` [(key, arrays)] get the stored values."""
         for k, dsts in outs:
             stored = self._stored(k)
             for dst in dsts:
@@ -276,3 +307,69 @@ class DistSyncKVStore(DistStore):
         """
         assert self._updater is not None, 'Cannot load states: no optimizer is set'
         load_states_file(self._updater, fname)
+
+
+class _Repeat:
+    """The work of one ``pushpull``, for the next call with the same keys and the very
+    same arrays (what Module.fit does every step): the host arrays to send and to sum
+    into, the updater's arguments and the copies of the pull. Only the plain case is
+    recorded: one dense CPU array per key and output, no compression."""
+
+    @classmethod
+    def of(cls, store, key, value, out, groups, outs, pulled):
+        """The record of the pushpull that just ran (``pulled``: what its ``_push``
+        returned), or None when it is not plain."""
+        last = store._last_round
+        if (last is None or not isinstance(key, (list, tuple))
+                or store._compression is not None
+                or any(len(vals) != 1 for _, vals in groups + outs)):
+            return None
+        keys, stored, sends, recvs, reduced = last
+        arrays = [vals[0] for _, vals in groups + outs] + list(stored)
+        if len(keys) != len(groups) or any(
+                a.stype != 'default' or not isinstance(a._data, np.ndarray) for a in arrays):
+            return None
+        self = cls()
+        self.key = list(key)
+        self.updater = store._updater
+        self.value = _flat(value)
+        self.out = None if out is None else _flat(out)
+        self.datas = [a._data for a in self.value + (self.out or [])]
+        self.keys, self.stored, self.sends, self.recvs = keys, stored, sends, recvs
+        self.kept = [(s._data, r) for k, s, r in zip(keys, stored, recvs) if k in reduced]
+        self.grads = [NDArray(r, s.context) for r, s in zip(recvs, stored)]
+        self.copies = [(vals[0]._data, s._data) for (k, vals), s in zip(outs, stored)
+                       if pulled.get(k) is not vals[0]._data]
+        return self
+
+    def matches(self, key, value, out, updater):
+        """Whether a pushpull of these arguments repeats the recorded one."""
+        if updater is not self.updater or key != self.key:
+            return False
+        values = _flat(value)
+        outs = None if out is None else _flat(out)
+        if values is None or (out is not None and outs is None) \
+                or (outs is None) != (self.out is None):
+            return False
+        if not (_same(values, self.value) and (outs is None or _same(outs, self.out))):
+            return False
+        return _same([a._data for a in values + (outs or [])], self.datas)
+
+
+def _flat(arrays):
+    """A list of NDArray, or of one-element lists of NDArray, as a flat list (else None)."""
+    if not isinstance(arrays, (list, tuple)):
+        return None
+    flat = []
+    for item in arrays:
+        if isinstance(item, (list, tuple)):
+            if len(item) != 1:
+                return None
+            item = item[0]
+        flat.append(item)
+    return flat
+
+
+def _same(items, recorded):
+    """The very same objects, in the same order."""
+    return len(items) == len(recorded) and all(map(operator.is_, items, recorded))
