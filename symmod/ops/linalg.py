@@ -12,7 +12,7 @@ import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_float, parse_int, parse_optional
 from .common import int_shape, matmul_into, size_of, store_from
-from .registry import Operator, Param, register, ShapeError, unify
+from .registry import Operator, Param, register, ShapeError, dim_known, unify
 
 __all__ = ['LinalgOperator', 'check_linalg_dtype', 'diag_indices', 'trian_indices']
 
@@ -134,6 +134,10 @@ class batch_dot(_Product):
         if not (len(lshape) >= 3 and len(lshape) == len(rshape)):
             raise ShapeError('batch_dot: only supports N-D * N-D arrays (N >= 3), found %s X %s'
                              % (lshape, rshape))
+        if not (dim_known(lshape[-1]) and dim_known(rshape[-2])):
+            # MXNet's rule: nothing is inferred until lhs's last and rhs's second-to-last
+            # dims are known (whatever the transposes)
+            return [lshape, rshape], list(out_shapes), []
         try:
             batch = unify(lshape[:-2], rshape[:-2])
         except ShapeError:

@@ -5,7 +5,7 @@ import numpy as np
 from ..base import MXNetError, parse_dtype
 from . import special
 from .common import fill_into, store, store_cast, zero_grad
-from .registry import Operator, Param, REQUIRED, register, unify_all
+from .registry import Operator, Param, REQUIRED, register, shape_is_known, unify_all
 
 __all__ = ['Cast', 'ZerosLike', 'OnesLike', 'Where']
 
@@ -123,6 +123,9 @@ class Where(Operator):
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
         cond, x, y = in_shapes
+        if not shape_is_known(cond):
+            # MXNet infers nothing until the condition's shape is wholly known
+            return list(in_shapes), list(out_shapes), list(aux_shapes)
         shape = unify_all([x, y, out_shapes[0]], self.name)
         if cond is not None and shape is not None:
             if len(cond) == len(shape):
