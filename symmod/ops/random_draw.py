@@ -75,6 +75,15 @@ def _sample_type(opname, given, inferred, default):
     return np.dtype(given if given is not None else default)
 
 
+def _checked_draw(opname, draw, params, shape):
+    """Samples from ``draw``; invalid parameters (numpy's ValueError: a negative scale)
+    are an MXNetError naming the operator, as MXNet's parameter checks are."""
+    try:
+        return np.asarray(draw(_rng(), *params, size=shape))
+    except ValueError as err:
+        raise MXNetError('%s: invalid distribution parameters: %s' % (opname, err)) from None
+
+
 class _Sampler(Operator):
     backward_uses_inputs = False
     backward_uses_outputs = False
@@ -111,7 +120,7 @@ class _RandomScalar(_Sampler):
     def forward(self, is_train, req, in_data, out_data, aux):
         out = out_data[0]
         draw = DISTRIBUTIONS[self.distribution][2]
-        store_cast(out, req[0], np.asarray(draw(_rng(), *self._values(), size=out.shape)))
+        store_cast(out, req[0], _checked_draw(self.name, draw, self._values(), out.shape))
 
 
 class _RandomLike(_RandomScalar):
@@ -166,7 +175,7 @@ class _SampleArrays(_Sampler):
         extra = (1,) * len(self.shape)
         params = [p.astype(np.float64).reshape(p.shape + extra) for p in in_data]
         draw = DISTRIBUTIONS[self.distribution][2]
-        store_cast(out, req[0], np.asarray(draw(_rng(), *params, size=out.shape)))
+        store_cast(out, req[0], _checked_draw(self.name, draw, params, out.shape))
 
 
 def _register_distribution(distr):

@@ -194,3 +194,16 @@ def test_dirichlet_pdf_against_scipy():
     np.testing.assert_allclose(out[0].asnumpy(), want, rtol=1e-10)
     check_numeric_gradient(sym, [sample, alpha], numeric_eps=1e-7, rtol=1e-4, atol=1e-6,
                            dtype=np.float64)
+
+
+def test_invalid_distribution_parameters_are_mxnet_errors():
+    # numpy refuses a negative scale with ValueError; symmod reports an MXNetError naming
+    # the operator, imperatively at the call and, in a bound graph, at the first read
+    with pytest.raises(mx.MXNetError, match='_random_normal: invalid distribution'):
+        mx.nd.random.normal(0, -1, shape=(2, 2))
+    with pytest.raises(mx.MXNetError, match='_sample_normal: invalid distribution'):
+        mx.nd.sample_normal(mx.nd.array([0.0]), mx.nd.array([-1.0]), shape=(2,))
+    exe = mx.sym.random.normal(0, -1, shape=(2, 2)).bind(mx.cpu(), {})
+    exe.forward()
+    with pytest.raises(mx.MXNetError, match='scale < 0'):
+        exe.outputs[0].asnumpy()
