@@ -79,11 +79,14 @@ def _store_affine_grads(req, in_grad, dx_dst, dx, xhat, dy, axes):
     overwritten."""
     if req[0] != 'null':
         store_from(dx_dst, req[0], dx)
+    # gamma's and beta's sums run over every row: numpy adds rows one after another (no
+    # pairwise summation across the leading axis), so a float32 sum of 4096 rows is off
+    # by ~1e-4 relative; they accumulate in float64
     if req[1] != 'null':
         xhat *= dy
-        store_from(in_grad[1], req[1], np.sum(xhat, axis=axes))
+        store_from(in_grad[1], req[1], np.sum(xhat, axis=axes, dtype=np.float64))
     if req[2] != 'null':
-        store_from(in_grad[2], req[2], np.sum(dy, axis=axes, dtype=_acc(dy.dtype)))
+        store_from(in_grad[2], req[2], np.sum(dy, axis=axes, dtype=np.float64))
 
 
 class _AffineNorm(Operator):

@@ -333,3 +333,27 @@ def test_errors():
         mx.sym.LRN(data, nsize=0)
     with pytest.raises(MXNetError, match='4D'):
         mx.nd.LRN(mx.nd.ones((2, 4, 3)), nsize=3)
+
+
+def test_layer_norm_affine_gradients_over_many_rows_stay_accurate():
+    # gamma's and beta's gradients sum 4096 rows: in float32, row after row, they drift
+    # by ~2e-4 (MXNet's test_layer_norm compares them at 1e-4); float64 sums keep float32
+    # rounding only
+    rng = np.random.RandomState(0)
+    x = rng.normal(size=(4096, 64)).astype(np.float32)
+    dy = rng.normal(size=(4096, 64)).astype(np.float32)
+    gamma = rng.uniform(0.5, 1.5, 64).astype(np.float32)
+    sym = mx.sym.LayerNorm(mx.sym.var('data'), mx.sym.var('gamma'), mx.sym.var('beta'),
+                           axis=-1, eps=1e-3)
+    exe = sym.bind(mx.cpu(), {'data': mx.nd.array(x), 'gamma': mx.nd.array(gamma),
+                              'beta': mx.nd.zeros(64)},
+                   args_grad={'data': mx.nd.zeros(x.shape), 'gamma': mx.nd.zeros(64),
+                              'beta': mx.nd.zeros(64)})
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array(dy))
+    x64 = x.astype(np.float64)
+    xhat = (x64 - x64.mean(-1, keepdims=True)) / np.sqrt(x64.var(-1, keepdims=True) + 1e-3)
+    np.testing.assert_allclose(exe.grad_dict['gamma'].asnumpy(), (xhat * dy).sum(0),
+                               rtol=0, atol=5e-5)
+    np.testing.assert_allclose(exe.grad_dict['beta'].asnumpy(), dy.astype(np.float64).sum(0),
+                               rtol=0, atol=5e-5)
