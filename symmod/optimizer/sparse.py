@@ -85,36 +85,57 @@ def position_of(rows, count):
     return position
 
 
-def _dense_state(state):
-    """A state with row_sparse arrays replaced by dense NDArray views of their rows."""
+def _csr_copy(array, written):
+    """A dense copy of csr ``array``, written back after the update (MXNet's storage
+    fallback casts mutated csr outputs back)."""
+    dense = NDArray(np.array(array._host()), array.context)
+    written.append((array, dense))
+    return dense
+
+
+def _dense_state(state, written):
+    """A state with row_sparse arrays replaced by dense NDArray views of their rows and
+    csr arrays by dense copies (listed in ``written``)."""
     if state is None:
         return None
     if isinstance(state, (tuple, list)):
-        return type(state)(_dense_state(s) for s in state)
-    if isinstance(state, BaseSparseNDArray):
+        return type(state)(_dense_state(s, written) for s in state)
+    if isinstance(state, RowSparseNDArray):
         return NDArray(rows_view(state, 'state').reshape(state.shape), state.context)
+    if isinstance(state, BaseSparseNDArray):
+        return _csr_copy(state, written)
     return state
 
 
-def _densified(array, what):
+def _densified(array, what, written):
     if isinstance(array, RowSparseNDArray) and what == 'weight':
         return NDArray(rows_view(array).reshape(array.shape), array.context)
+    if isinstance(array, BaseSparseNDArray) and what == 'weight':
+        return _csr_copy(array, written)
     if isinstance(array, BaseSparseNDArray):
         return NDArray(array._host(), array.context)
     return array
 
 
 def dense_fallback(optimizer, weight, grad, state, hp):
-    """The optimizer's dense kernel on dense views of the weight and states and a dense
-    copy of the gradient."""
-    w = _densified(weight, 'weight')
-    g = _densified(grad, 'gradient')
+    """The optimizer's dense kernel on dense views of the weight and states (copies of
+    csr ones, written back) and a dense copy of the gradient."""
+    written = []
+    w = _densified(weight, 'weight', written)
+    g = _densified(grad, 'gradient', written)
     if np.dtype(g.dtype) != np.dtype(w.dtype):
         g = g.astype(w.dtype)
-    optimizer._dense_single_update(w, g, _dense_state(state), hp)
-    if isinstance(weight, BaseSparseNDArray) and not isinstance(weight, RowSparseNDArray):
-        # a csr weight was updated on a dense copy: MXNet's storage fallback casts back
-        weight[:] = w
+    optimizer._dense_single_update(w, g, _dense_state(state, written), hp)
+    for target, dense in written:
+        target[:] = dense
+
+
+def _master_copy_step(step, weight, grad, state, hp):
+    """MXNet's Optimizer.update_multi_precision: the row step on the float32 master copy
+    with a float32 gradient, then the weight takes the master copy rounded."""
+    master, inner = state
+    step(master, grad.astype(np.float32), inner, hp)
+    rows_view(weight)[...] = rows_view(master)
 
 
 def sparse_update(optimizer, weights, grads, states, rows):
@@ -123,6 +144,9 @@ def sparse_update(optimizer, weights, grads, states, rows):
     step = getattr(optimizer, '_row_sparse_step', None)
     for weight, grad, state, hp in zip(weights, grads, states, rows):
         if step is not None and isinstance(grad, RowSparseNDArray):
-            step(weight, grad, state, hp)
+            if optimizer._mp_calls_update and optimizer._uses_master_copy(weight, state):
+                _master_copy_step(step, weight, grad, state, hp)
+            else:
+                step(weight, grad, state, hp)
         else:
             dense_fallback(optimizer, weight, grad, state, hp)
