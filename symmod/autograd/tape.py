@@ -7,7 +7,8 @@ from .. import threads as _threads
 from ..base import MXNetError
 from ..ops.registry import Operator
 from .gradient_graphs import gradient_graph
-from .sparse_grads import looked_up_rows, store_row_sparse_grad
+from .sparse_grads import (looked_up_rows, store_row_sparse_grad, sparse_backward,
+                           sparse_input_grads, add_gradient, dense_gradient)
 from .state import set_recording, set_training
 
 __all__ = ['mark_variables', 'backward', 'grad']
@@ -49,7 +50,7 @@ class _TapeNode:
     reads: the tape keeps and accumulates into them without a copy (``owns_grads``)."""
     owns_grads = True
     __slots__ = ('seq', 'op', 'in_entries', 'in_data', 'aux', 'out_data', 'n_visible',
-                 'cleared', 'name', 'input_names')
+                 'cleared', 'name', 'input_names', 'csr_in')
 
     def __init__(self, op, entries, inputs, outputs):
         n_args = len(entries)
@@ -61,6 +62,9 @@ class _TapeNode:
         self.op = op
         self.in_entries = entries
         self.in_data = [x._host() for x in inputs[:n_args]]
+        # csr arguments' own storage (a sparse dot's gradient reads it)
+        self.csr_in = [getattr(x, 'stype', None) == 'csr' and x._data
+                       for x in inputs[:n_args]]
         self.aux = list(inputs[n_args:])     # NDArrays: backward may update them (BatchNorm)
         self.out_data = [y._host() for y in outputs]
         self.n_visible = op.num_visible_outputs()
@@ -80,7 +84,7 @@ class _TapeNode:
     def clear(self):
         """Free the saved arrays; the node can no longer be differentiated."""
         self.cleared = True
-        self.in_data = self.aux = self.out_data = None
+        self.in_data = self.aux = self.out_data = self.csr_in = None
 
 
 def _constant_name(array):
@@ -231,11 +235,13 @@ def _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes):
     def add_grad(entry, value, owned=False):
         key = (id(entry[0]), entry[1])
         if key in grads:
-            grads[key] += value
+            grads[key] = add_gradient(grads[key], value, owned)
         else:
             # ``owned``: an array the node made for this pass and nobody else reads (it
-            # may be accumulated into); anything else is copied first
-            grads[key] = value if owned else np.array(value, copy=True)
+            # may be accumulated into); anything else is copied first. A row-sparse
+            # gradient (RowSparseStorage) is never written into.
+            grads[key] = value if owned or not isinstance(value, np.ndarray) else \
+                np.array(value, copy=True)
 
     for i, head in enumerate(heads):
         hgrad = None if head_grads is None else head_grads[i]
@@ -256,11 +262,15 @@ def _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes):
             out_grad = []
             for i in range(node.n_visible):
                 got = grads.pop((id(node), i), None)
-                out_grad.append(got if got is not None else
-                                np.zeros(node.out_data[i].shape, dtype=node.out_data[i].dtype))
+                out_grad.append(dense_gradient(got, node.out_data[i].shape) if got is not None
+                                else np.zeros(node.out_data[i].shape,
+                                              dtype=node.out_data[i].dtype))
             req = _requests(node, wanted, needed)
-            in_grad = node.run_backward(req, out_grad)
-            owned = getattr(node, 'owns_grads', False)
+            if sparse_backward(node, req):      # embedding / csr dot: row-sparse weight grad
+                in_grad, owned = sparse_input_grads(node, out_grad), True
+            else:
+                in_grad = node.run_backward(req, out_grad)
+                owned = getattr(node, 'owns_grads', False)
             for entry, g, r in zip(node.in_entries, in_grad, req):
                 if r != 'null':
                     add_grad(entry, g, owned)
@@ -402,9 +412,9 @@ def backward(heads, head_grads=None, retain_graph=False,
             store_row_sparse_grad(var, looked_up[id(var)], value, var.req)
         elif var.req == 'add':
             if value is not None:
-                dst[:] = dst._host() + value
+                dst[:] = dst._host() + dense_gradient(value, dst.shape)
         else:
-            dst[:] = 0 if value is None else value
+            dst[:] = 0 if value is None else dense_gradient(value, dst.shape)
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,
@@ -475,5 +485,6 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
         value = grads.get(id(target))
         if value is None:
             value = np.zeros(var.shape, dtype=var.dtype)
+        value = dense_gradient(value, var.shape)
         result.append(array(value, ctx=var.context, dtype=var.dtype))
     return result

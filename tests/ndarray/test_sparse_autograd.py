@@ -103,3 +103,82 @@ def test_sparse_dot_gradient_is_row_sparse():
         y.backward()
         assert rhs.grad.stype == 'row_sparse'
         np.testing.assert_allclose(rhs.grad.asnumpy(), lhs.asnumpy().T @ np.ones((2, 3)))
+
+
+@pytest.mark.parametrize('stype', ['row_sparse', 'default'])
+def test_sparse_and_dense_contributions_sum_like_mxnet(stype):
+    # MXNet 1.9.1 prints these rows and values for the same calls (its add_n of the three
+    # contributions falls back to dense and stores row_sparse)
+    w = mx.nd.array(np.arange(18, dtype=np.float32).reshape(6, 3) / 4)
+    w.attach_grad(stype=stype)
+    with mx.autograd.record():
+        a = mx.nd.Embedding(mx.nd.array([0, 2, 2]), w, input_dim=6, output_dim=3,
+                            sparse_grad=True)
+        b = mx.nd.contrib.SparseEmbedding(mx.nd.array([[2, 5], [1, 1]]), w, input_dim=6,
+                                          output_dim=3)
+        z = (a * 2).sum() + (b * b).sum() + \
+            (mx.nd.slice_axis(w, axis=0, begin=4, end=5) * 3).sum() + (b[1] * 0).sum()
+    z.backward()
+    assert w.grad.stype == stype
+    if stype == 'row_sparse':
+        np.testing.assert_array_equal(w.grad.indices.asnumpy(), [0, 1, 2, 4, 5])
+    np.testing.assert_allclose(w.grad.asnumpy(), [[2, 2, 2], [3, 4, 5], [7, 7.5, 8], [0, 0, 0],
+                                                  [3, 3, 3], [7.5, 8, 8.5]])
+
+
+def test_sparse_grad_embedding_backward_allocates_no_dense_weight_gradient():
+    import tracemalloc
+    w = mx.nd.zeros((200000, 32))        # 25.6 MB: a dense gradient would show
+    w.attach_grad(stype='row_sparse')
+    ids = mx.nd.array([3, 199999, 3, 7])
+    with mx.autograd.record():
+        z = (mx.nd.Embedding(ids, w, input_dim=200000, output_dim=32, sparse_grad=True) *
+             2).sum()
+    tracemalloc.start()
+    try:
+        z.backward()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2_000_000, peak
+    np.testing.assert_array_equal(w.grad.indices.asnumpy(), [3, 7, 199999])
+    np.testing.assert_array_equal(w.grad.data.asnumpy(), [[4] * 32, [2] * 32, [2] * 32])
+
+
+def test_autograd_grad_returns_the_dense_value_of_a_sparse_embedding_gradient():
+    w = mx.nd.ones((4, 2))
+    w.attach_grad(stype='row_sparse')
+    with mx.autograd.record():
+        z = (mx.nd.Embedding(mx.nd.array([1, 1, 3]), w, input_dim=4, output_dim=2,
+                             sparse_grad=True) * 3).sum()
+    g, = mx.autograd.grad(z, [w])
+    assert g.stype == 'default'
+    np.testing.assert_array_equal(g.asnumpy(), [[0, 0], [6, 6], [0, 0], [3, 3]])
+
+
+@pytest.mark.parametrize('stype', ['row_sparse', 'default'])
+def test_csr_dot_gradient_holds_every_stored_column_like_mxnet(stype):
+    # MXNet 1.9.1: the rhs gradient of dot(csr, w) holds one row per column the csr
+    # stores, an explicit zero's column (3) included; dot(csr.T, w2) is row_sparse
+    x = mx.nd.sparse.csr_matrix((np.array([1, 0, 2], np.float32), np.array([1, 3, 1]),
+                                 np.array([0, 2, 3, 3])), shape=(3, 5))
+    w = mx.nd.array(np.arange(10, dtype=np.float32).reshape(5, 2))
+    w.attach_grad(stype=stype)
+    with mx.autograd.record():
+        y = mx.nd.sparse.dot(x, w)
+        z = (y * mx.nd.array([[1, 2], [3, 4], [5, 6]])).sum()
+    z.backward()
+    assert y.stype == 'default' and w.grad.stype == stype
+    if stype == 'row_sparse':
+        np.testing.assert_array_equal(w.grad.indices.asnumpy(), [1, 3])
+    expected = np.zeros((5, 2), np.float32)
+    expected[1] = [7, 10]
+    np.testing.assert_array_equal(w.grad.asnumpy(), expected)
+    w2 = mx.nd.ones((3, 2))
+    w2.attach_grad(stype=stype)
+    with mx.autograd.record():
+        y2 = mx.nd.sparse.dot(x, w2, transpose_a=True)
+        z2 = y2.sum()
+    z2.backward()
+    assert y2.stype == 'row_sparse'
+    np.testing.assert_array_equal(w2.grad.asnumpy(), [[1, 1], [2, 2], [0, 0]])
