@@ -147,13 +147,14 @@ def test_infer_type_and_sequence_length_argument():
 
 
 # ---- forward against the reference ------------------------------------------------------
+@pytest.mark.parametrize('batch', [3, 1])     # one sample: W_h^T used as a view
 @pytest.mark.parametrize('dtype', [np.float32, np.float64])
 @pytest.mark.parametrize('layers,bidirectional', [(1, False), (2, False), (1, True),
                                                   (2, True)])
 @pytest.mark.parametrize('mode', MODES)
-def test_forward_matches_reference(mode, layers, bidirectional, dtype):
+def test_forward_matches_reference(mode, layers, bidirectional, dtype, batch):
     rng = np.random.RandomState(0)
-    loc, _ = make_inputs(mode, 4, 3, 5, 3, layers, bidirectional, rng, dtype)
+    loc, _ = make_inputs(mode, 4, batch, 5, 3, layers, bidirectional, rng, dtype)
     sym = rnn_symbol(mode, 3, layers, bidirectional, state_outputs=True)
     out, hy, cy = reference(mode, loc['data'], loc['rnn_parameters'], loc['rnn_state'],
                             loc.get('rnn_state_cell'), layers, bidirectional)
