@@ -5,6 +5,7 @@ import numpy as np
 import symmod as mx
 
 S = mx.sym
+C = S.contrib
 RNG = np.random.RandomState(7)
 D, D2 = S.var('data'), S.var('data2')
 
@@ -296,4 +297,46 @@ VISION_CASES = [
     case('RROIAlign_unscaled', S.contrib.RROIAlign(D, S.var('rois'), pooled_size=(2, 4),
                                                    spatial_scale=1.0, sampling_ratio=3),
          {'data': x(2, 2, 9, 7), 'rois': _RROIS}),
+]
+
+_LABEL = S.var('label')
+CTC_CASES = [
+    case('CTCLoss', S.CTCLoss(D, _LABEL),     # the last label cannot fit: cost 0
+         {'data': x(6, 3, 5), 'label': np.array([[1, 2, 2, 0], [3, 1, 0, 0], [4, 4, 4, 4]],
+                                                np.float32)}, rtol=1e-5),
+    case('CTCLoss_blank_last', S.CTCLoss(D, _LABEL, blank_label='last'),
+         {'data': x(7, 2, 4), 'label': np.array([[0, 1, -1], [2, 2, 1]], np.float32)},
+         rtol=1e-5),
+    case('CTCLoss_lengths', S.CTCLoss(D, _LABEL, S.var('data_lengths'), S.var('label_lengths'),
+                                      use_data_lengths=True, use_label_lengths=True),
+         {'data': x(6, 3, 5), 'label': np.array([[1, 2, 2, 3], [3, 1, 4, 0], [4, 4, 1, 2]],
+                                                np.float32),
+          'data_lengths': np.float32([6, 2, 5]), 'label_lengths': np.float32([3, 2, 0])},
+         rtol=1e-5),
+    case('CTCLoss_one_step', S.CTCLoss(D, _LABEL),
+         {'data': x(1, 2, 3), 'label': np.array([[1], [0]], np.float32)}, rtol=1e-5),
+]
+
+
+
+def _scored_boxes(count, items=1, classes=3):
+    corner = RNG.uniform(0, 10, (items, count, 2))
+    size = RNG.uniform(1, 6, (items, count, 2))
+    score = RNG.uniform(0, 1, (items, count, 1))
+    score[:, ::5] = 0.5                                  # ties keep their row order
+    ids = RNG.randint(0, classes, (items, count, 1))
+    return np.concatenate([ids, score, corner, corner + size], -1).astype(np.float32)
+
+
+NMS_CASES = [
+    case('box_nms', C.box_nms(D, overlap_thresh=0.3), {'data': _scored_boxes(20)[0]}),
+    case('box_nms_batch_valid_topk', C.box_nms(D, overlap_thresh=0.4, valid_thresh=0.3,
+                                               topk=8), {'data': _scored_boxes(15, 3)}),
+    case('box_nms_force_suppress_background', C.box_nms(
+        D, overlap_thresh=0.5, id_index=0, background_id=1, force_suppress=True),
+        {'data': _scored_boxes(12, 2)}),
+    case('box_nms_center_to_corner', C.box_nms(D, overlap_thresh=0.5, in_format='center'),
+         {'data': _scored_boxes(12, 2)}),
+    case('box_nms_corner_to_center', C.box_nms(D, overlap_thresh=0.5, out_format='center'),
+         {'data': _scored_boxes(12, 2)}),
 ]

@@ -27,3 +27,11 @@ def test_rroi_align_with_adaptive_sampling_is_refused(tmp_path):
                                          r"sampling_ratio <= 0 takes ceil"):
         export(sym, {}, [(1, 2, 5, 5), (3, 6)], onnx_file_path=str(tmp_path / 'r.onnx'))
     assert not list(tmp_path.iterdir())
+
+
+def test_box_nms_within_classes_is_refused(tmp_path):
+    sym = mx.sym.contrib.box_nms(mx.sym.var('data'), id_index=0, name='nms')
+    with pytest.raises(MXNetError, match=r"node 'nms' \(operator _contrib_box_nms\).*"
+                                         r"suppression within each class"):
+        export(sym, {}, [(1, 5, 6)], onnx_file_path=str(tmp_path / 'n.onnx'))
+    assert not list(tmp_path.iterdir())

@@ -42,7 +42,7 @@ def test_round_trip_of_every_exported_operator(index):
                           [inputs[n].dtype for n in names], opset_version=opset)
     missing = sorted({n.op_type for n in model.graph.node} & set(NOT_IMPORTED))
     if missing:
-        with pytest.raises(MXNetError, match='have no symmod translation: %s' % missing[0]):
+        with pytest.raises(MXNetError, match='have no symmod translation: .*%s' % missing[0]):
             mx.contrib.onnx.import_model(model)
         return
     expected = symmod_forward(sym, inputs, params)

@@ -29,7 +29,8 @@ _STATES = {
 _NO_SAMPLER = (
     'draws from a %s distribution: ONNX samples only uniform, normal, Bernoulli and '
     'multinomial variates, and this distribution has no exact transform of those (it '
-    'needs rejection sampling, a data-dependent loop)')
+    'needs rejection sampling, a data-dependent loop; an ONNX Loop drawing until every '
+    'element is accepted could run it, a translation this exporter does not write)')
 
 NOT_EXPRESSIBLE = {
     '_contrib_hawkesll': 'a sequential recurrence over each sequence\'s events: every event '
@@ -40,9 +41,9 @@ NOT_EXPRESSIBLE = {
     'Custom': 'runs a Python CustomOp (mx.operator.CustomOp) that only the Python '
               'process defining it can execute; an ONNX graph holds ONNX operators only',
     '_linalg_potrf': 'Cholesky factorization: ONNX has no factorization or triangular '
-                     'solve operator; only an elimination unrolled over the matrix size '
-                     '(a graph that grows with n, with other rounding than LAPACK) '
-                     'could express it',
+                     'solve operator; only an elimination over the matrix size (an ONNX '
+                     'Loop of n steps, with other rounding than LAPACK) could express it, '
+                     'a translation this exporter does not write',
     '_linalg_potri': 'inverse from a Cholesky factor: needs a triangular inverse, which '
                      'ONNX has no operator for (see _linalg_potrf)',
     '_linalg_trsm': 'triangular solve: ONNX has no solve operator; forward substitution '
@@ -51,45 +52,40 @@ NOT_EXPRESSIBLE = {
                        'ai.onnx domain; com.microsoft.Inverse is an ONNX Runtime '
                        'extension other runtimes lack)',
     '_linalg_gelqf': 'LQ factorization: a sequence of Householder reflections, no '
-                     'ONNX operator',
+                     'ONNX operator (an ONNX Loop of them is not written by this exporter)',
     '_linalg_syevd': 'symmetric eigendecomposition: an iterative algorithm with no '
                      'ONNX operator and no finite closed form',
     '_linalg_slogdet': "ONNX's only determinant operator, Det, overflows to inf / "
                        'underflows to 0 where the log-determinant is finite, which is '
                        'what slogdet exists for: log(abs(Det)) would be wrong for large '
                        'or small determinants',
-    '_contrib_box_nms': (
-        "MXNet's NMS keeps a fixed-shape output (kept boxes sorted by score, then -1 "
-        'rows) and suppresses per class id read from the data unless force_suppress; '
-        "ONNX NonMaxSuppression returns a variable-length index list per class of a "
-        'static class axis, so per-class suppression with ids in the data has no exact '
-        'form and restoring the layout would not be exact either'),
     '_contrib_MultiBoxDetection': (
-        'decodes and then non-maximum-suppresses per class (see _contrib_box_nms): no '
-        'exact ONNX form'),
+        'decodes the anchors and then suppresses within each class (force_suppress=False, '
+        'its default): the class of a box is data, and ONNX NonMaxSuppression keeps classes '
+        'on a fixed axis, so per-class suppression with the fixed-size, score-sorted output '
+        'has no exact ONNX form (its force_suppress=True form is not translated)'),
     '_contrib_MultiBoxTarget': (
         'training target assignment: greedy bipartite matching of anchors to ground '
         'truth (a sequential, data-dependent loop) and hard negative mining; no ONNX '
-        'operator and no fixed subgraph'),
+        'operator (an ONNX Loop could run the matching, a translation this exporter does '
+        'not write)'),
     '_contrib_bipartite_matching': (
         'greedy matching: repeatedly takes the best remaining (row, column) pair and '
         'removes both, a sequential loop whose steps depend on the data; no ONNX '
-        'operator and no fixed subgraph'),
+        'operator (an ONNX Loop could run it, a translation this exporter does not '
+        'write)'),
     '_contrib_boolean_mask': (
         "its output length is the number of non-zero mask values; symmod's executor "
         'cannot bind it inside a Symbol (simple_bind cannot infer that shape), so there '
         'is no symbolic model holding it to export (ONNX Compress could express the '
         'operation itself)'),
-    'CTCLoss': (
-        'a training loss: the CTC forward algorithm is a recursion over time steps with '
-        'per-sequence label and data lengths; ONNX has no CTC operator, and expressing '
-        'it would take a Scan/Loop body, which this exporter does not generate'),
     '_contrib_getnnz': (
         'counts the stored values of a csr array: ONNX tensors are dense, with no storage '
         'type, and in a symbolic graph symmod hands it a dense array, on which it raises'),
     '_sample_unique_zipfian': (
         'draws unique log-uniform classes by rejection until num_sampled distinct ones '
-        'are found (a data-dependent loop); ONNX has no such sampler'),
+        'are found (a data-dependent loop); ONNX has no such sampler (an ONNX Loop '
+        'could run the rejection, a translation this exporter does not write)'),
     '_random_gamma': _NO_SAMPLER % 'gamma',
     '_random_gamma_like': _NO_SAMPLER % 'gamma',
     '_sample_gamma': _NO_SAMPLER % 'gamma',

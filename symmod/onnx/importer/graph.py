@@ -66,6 +66,18 @@ class ImportNode:
                          % (self.proto.name or self.outputs[0], self.op_type, reason))
 
 
+def _value_infos(graph):
+    """The value infos of a graph and of the graphs its nodes hold (If, Loop, Scan
+    bodies: ONNX's shape inference annotates them too; tensor names are unique across
+    the model)."""
+    infos = list(graph.input) + list(graph.value_info) + list(graph.output)
+    for node in graph.node:
+        for attr in node.attribute:
+            for body in ([attr.g] if attr.HasField('g') else []) + list(attr.graphs):
+                infos.extend(_value_infos(body))
+    return infos
+
+
 def _attr_value(value):
     if isinstance(value, bytes):
         return value.decode('utf-8')
@@ -118,8 +130,7 @@ class ImportGraph:
             inferred = onnx.shape_inference.infer_shapes(model)
         except Exception:  # noqa: BLE001  (a model ONNX cannot infer still imports)
             inferred = model
-        g = inferred.graph
-        for info in list(g.input) + list(g.value_info) + list(g.output):
+        for info in _value_infos(inferred.graph):
             t = info.type.tensor_type
             if t.elem_type:
                 try:
