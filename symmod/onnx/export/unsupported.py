@@ -60,10 +60,10 @@ NOT_EXPRESSIBLE = {
                        'what slogdet exists for: log(abs(Det)) would be wrong for large '
                        'or small determinants',
     '_contrib_MultiBoxDetection': (
-        'decodes the anchors and then suppresses within each class (force_suppress=False, '
-        'its default): the class of a box is data, and ONNX NonMaxSuppression keeps classes '
-        'on a fixed axis, so per-class suppression with the fixed-size, score-sorted output '
-        'has no exact ONNX form (its force_suppress=True form is not translated)'),
+        'decodes the anchors, then suppresses per class with IoU >= nms_threshold and '
+        'marks suppressed rows -1 in place (the rows stay sorted by score, not compacted); '
+        'the classes are a fixed axis of cls_prob, so ONNX NonMaxSuppression per class '
+        'could express it, a translation this exporter does not write'),
     '_contrib_MultiBoxTarget': (
         'training target assignment: greedy bipartite matching of anchors to ground '
         'truth (a sequential, data-dependent loop) and hard negative mining; no ONNX '
