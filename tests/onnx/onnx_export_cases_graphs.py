@@ -85,7 +85,8 @@ GRAPH_CASES = [
     case('foreach', _foreach(), {'data': x(4, 2, 3), 'data2': x(2, 3)},
          params={'w': x(2, 3)}),
     case('foreach_dynamic', _foreach_free_of_parameters(),
-         {'data': x(4, 2, 3), 'data2': x(2, 3)}, dynamic=True, dynamic_input_shapes=[('T', 2, 3), (2, 3)],
+         {'data': x(4, 2, 3), 'data2': x(2, 3)}, dynamic=True,
+         dynamic_input_shapes=[('T', 2, 3), (2, 3)],
          dynamic_inputs=[{'data': x(6, 2, 3), 'data2': x(2, 3)}]),
     case('foreach_no_state', _foreach_no_state(), {'data': x(3, 4)}, params={'w': x(4)}),
     case('while_loop', _while(6), {'data': np.array([1.0], np.float32),
@@ -168,7 +169,8 @@ _IN_RANGE = np.concatenate([x(40, low=-1.5, high=2.5), np.float32(
 QUANTIZATION_CASES = [
     case('quantize_uint8', S.Group(list(_quantized('uint8'))), dict(_RANGE, data=_IN_RANGE)),
     case('quantize_int8', S.Group(list(_quantized('int8'))), dict(_RANGE, data=_IN_RANGE)),
-    case('dequantize_uint8', S.contrib.dequantize(_quantized('uint8')[0], _LO, _HI), dict(_RANGE, data=_IN_RANGE)),
+    case('dequantize_uint8', S.contrib.dequantize(_quantized('uint8')[0], _LO, _HI),
+         dict(_RANGE, data=_IN_RANGE)),
     case('dequantize_int8', S.contrib.dequantize(*_quantized('int8')),
          dict(_RANGE, data=_IN_RANGE)),
     case('dequantize_codes', S.contrib.dequantize(D, _LO, _HI),
@@ -339,4 +341,34 @@ NMS_CASES = [
          {'data': _scored_boxes(12, 2)}),
     case('box_nms_corner_to_center', C.box_nms(D, overlap_thresh=0.5, out_format='center'),
          {'data': _scored_boxes(12, 2)}),
+]
+
+
+def _class_probs(items, classes, count):
+    raw = RNG.uniform(0, 1, (items, classes, count))
+    raw[:, :, ::7] = 0.25                                # score ties keep anchor order
+    return (raw / raw.sum(1, keepdims=True)).astype(np.float32)
+
+
+_ANCHOR_CORNERS = RNG.uniform(0, 0.7, (1, 30, 2))
+_SSD_ANCHORS = np.concatenate([_ANCHOR_CORNERS, _ANCHOR_CORNERS + RNG.uniform(0.1, 0.4, (
+    1, 30, 2))], -1).astype(np.float32)
+_SSD = [S.var('cls_prob'), S.var('loc_pred'), S.var('anchor')]
+
+
+def _ssd_inputs(items):
+    return {'cls_prob': _class_probs(items, 4, 30), 'anchor': _SSD_ANCHORS,
+            'loc_pred': x(items, 30 * 4, low=-1, high=1)}
+
+
+MULTIBOX_CASES = [
+    case('MultiBoxDetection', C.MultiBoxDetection(*_SSD, threshold=0.3, nms_threshold=0.3),
+         _ssd_inputs(2)),
+    case('MultiBoxDetection_force_suppress_topk', C.MultiBoxDetection(
+        *_SSD, threshold=0.2, nms_threshold=0.45, force_suppress=True, nms_topk=6),
+        _ssd_inputs(1)),
+    case('MultiBoxDetection_no_nms_unclipped', C.MultiBoxDetection(
+        *_SSD, threshold=0.3, nms_threshold=0, clip=False), _ssd_inputs(2)),
+    case('MultiBoxDetection_nothing_detected', C.MultiBoxDetection(*_SSD, threshold=0.99),
+         _ssd_inputs(1)),
 ]

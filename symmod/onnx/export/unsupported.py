@@ -59,11 +59,6 @@ NOT_EXPRESSIBLE = {
                        'underflows to 0 where the log-determinant is finite, which is '
                        'what slogdet exists for: log(abs(Det)) would be wrong for large '
                        'or small determinants',
-    '_contrib_MultiBoxDetection': (
-        'decodes the anchors, then suppresses per class with IoU >= nms_threshold and '
-        'marks suppressed rows -1 in place (the rows stay sorted by score, not compacted); '
-        'the classes are a fixed axis of cls_prob, so ONNX NonMaxSuppression per class '
-        'could express it, a translation this exporter does not write'),
     '_contrib_MultiBoxTarget': (
         'training target assignment: greedy bipartite matching of anchors to ground '
         'truth (a sequential, data-dependent loop) and hard negative mining; no ONNX '
