@@ -372,3 +372,15 @@ MULTIBOX_CASES = [
     case('MultiBoxDetection_nothing_detected', C.MultiBoxDetection(*_SSD, threshold=0.99),
          _ssd_inputs(1)),
 ]
+
+_PAIR_SCORES = x(4, 6, low=0, high=1)
+_PAIR_SCORES[0, :3] = 0.5                                # ties: the stable order decides
+_PAIR_SCORES[1, 2] = 0.5
+MATCHING_CASES = [
+    case('bipartite_matching', S.Group(list(C.bipartite_matching(D, threshold=0.3))),
+         {'data': _PAIR_SCORES}),
+    case('bipartite_matching_ascend_topk', S.Group(list(C.bipartite_matching(
+        D, threshold=0.8, is_ascend=True, topk=1))), {'data': x(2, 5, 3, low=0, high=1)}),
+    case('bipartite_matching_batch', S.Group(list(C.bipartite_matching(D, threshold=0.6))),
+         {'data': x(2, 5, 3, low=0, high=1)}),
+]

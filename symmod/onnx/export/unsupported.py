@@ -64,11 +64,6 @@ NOT_EXPRESSIBLE = {
         'truth (a sequential, data-dependent loop) and hard negative mining; no ONNX '
         'operator (an ONNX Loop could run the matching, a translation this exporter does '
         'not write)'),
-    '_contrib_bipartite_matching': (
-        'greedy matching: repeatedly takes the best remaining (row, column) pair and '
-        'removes both, a sequential loop whose steps depend on the data; no ONNX '
-        'operator (an ONNX Loop could run it, a translation this exporter does not '
-        'write)'),
     '_contrib_boolean_mask': (
         "its output length is the number of non-zero mask values; symmod's executor "
         'cannot bind it inside a Symbol (simple_bind cannot infer that shape), so there '

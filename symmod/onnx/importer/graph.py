@@ -66,6 +66,26 @@ class ImportNode:
                          % (self.proto.name or self.outputs[0], self.op_type, reason))
 
 
+def _reads(proto):
+    """The tensors a node reads: its inputs and, for If / Loop / Scan, the enclosing
+    graphs' tensors its bodies use (so a loop over data is never taken for a constant)."""
+    names = [n for n in proto.input if n]
+    for attr in proto.attribute:
+        for body in ([attr.g] if attr.HasField('g') else []) + list(attr.graphs):
+            names.extend(_outer_reads(body))
+    return names
+
+
+def _outer_reads(graph):
+    """Names a graph uses that neither its inputs, initializers nor nodes define."""
+    defined = {i.name for i in graph.input} | {t.name for t in graph.initializer}
+    used = []
+    for node in graph.node:
+        used.extend(n for n in _reads(node) if n not in defined)
+        defined.update(node.output)
+    return used
+
+
 def _value_infos(graph):
     """The value infos of a graph and of the graphs its nodes hold (If, Loop, Scan
     bodies: ONNX's shape inference annotates them too; tensor names are unique across
@@ -173,7 +193,7 @@ class ImportGraph:
         missing = {}
         known = set(self.consts)
         for proto in self.graph.node:
-            names = [n for n in proto.input if n]
+            names = _reads(proto)
             if proto.op_type == 'Constant' or names and all(n in known for n in names):
                 known.update(proto.output)
                 continue
@@ -237,7 +257,7 @@ class ImportGraph:
                 value = onnx.numpy_helper.to_array(value)
             self.consts[proto.output[0]] = np.asarray(value)
             return True
-        names = [n for n in proto.input if n]
+        names = _reads(proto)
         if not names or not all(n in self.consts for n in names) or proto.op_type in (
                 'RandomNormal', 'RandomUniform', 'RandomNormalLike', 'RandomUniformLike',
                 'Multinomial', 'Dropout'):
