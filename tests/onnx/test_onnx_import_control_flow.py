@@ -1,7 +1,8 @@
-"""ONNX If and Scan written by another tool (the onnx helper API) import as symmod's
-_cond and _foreach and predict like ONNX Runtime; the bodies read outer tensors, outer
-initializers and constants of their own."""
+"""ONNX If, Scan and Loop written by another tool (the onnx helper API) import as symmod's
+_cond, _foreach and _while_loop and predict like ONNX Runtime; the bodies read outer
+tensors, outer initializers and constants of their own."""
 import numpy as np
+import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from test_onnx_import import _compare_with_runtime, _model, _value
@@ -54,3 +55,50 @@ def test_scan_carries_its_state_and_stacks_its_outputs():
     rng = np.random.RandomState(4)
     _compare_with_runtime(_scan_model(), {'s0': rng.randn(2).astype(np.float32),
                                           'xs': rng.randn(4, 2).astype(np.float32)})
+
+
+def _loop_model(early_exit, stacks):
+    """v <- v * 0.5 + x for at most 4 steps (while sum(v) < 3 with ``early_exit``),
+    stacking 2 v per step when ``stacks``."""
+    nodes = [helper.make_node('Mul', ['v_in', 'half'], ['scaled']),
+             helper.make_node('Add', ['scaled', 'x'], ['v_out'])]
+    outputs = [_value('cond_out', [], TensorProto.BOOL), _value('v_out', [3])]
+    if early_exit:
+        nodes += [helper.make_node('ReduceSum', ['v_out'], ['total'], keepdims=0),
+                  helper.make_node('Less', ['total', 'limit'], ['cond_out'])]
+    else:
+        nodes.append(helper.make_node('Identity', ['cond_in'], ['cond_out']))
+    if stacks:
+        nodes.append(helper.make_node('Mul', ['v_out', 'two'], ['y']))
+        outputs.append(_value('y', [3]))
+    body = helper.make_graph(nodes, 'body', [_value('i', [], TensorProto.INT64),
+                                             _value('cond_in', [], TensorProto.BOOL),
+                                             _value('v_in', [3])], outputs)
+    loop_outputs = ['v_final'] + (['ys'] if stacks else [])
+    graph_outputs = [_value('v_final', [3])] + ([_value('ys', [None, 3])] if stacks else [])
+    return _model([helper.make_node('Loop', ['trips', '', 'v0'], loop_outputs, body=body)],
+                  [_value('x', [3]), _value('v0', [3])], graph_outputs,
+                  {'trips': np.array(4, np.int64), 'half': np.float32(0.5),
+                   'two': np.float32(2), 'limit': np.float32(3)})
+
+
+def test_loop_with_a_fixed_trip_count_stacks_every_step():
+    rng = np.random.RandomState(5)
+    _compare_with_runtime(_loop_model(early_exit=False, stacks=True),
+                          {'x': rng.rand(3).astype(np.float32),
+                           'v0': rng.rand(3).astype(np.float32)})
+
+
+def test_loop_that_stops_on_its_condition_keeps_its_final_variables():
+    for start in (0.0, 0.6, 2.0):       # stops after several steps, a few, the first
+        _compare_with_runtime(_loop_model(early_exit=True, stacks=False),
+                              {'x': np.array([0.5, 0.2, 0.1], np.float32),
+                               'v0': np.full(3, start, np.float32)})
+
+
+def test_loop_that_may_stop_early_while_stacking_is_refused():
+    import symmod as mx
+    from symmod.base import MXNetError
+    with pytest.raises(MXNetError, match=r"\(Loop\): it stacks step outputs and may stop "
+                                         r"before its trip count"):
+        mx.contrib.onnx.import_model(_loop_model(early_exit=True, stacks=True))

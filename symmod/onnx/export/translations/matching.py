@@ -39,7 +39,8 @@ def _body(g, node, items, rows, cols, scores, hint):
     best = g.add('GatherElements', [masked, pick], hint=hint + '_best', axis=1)
     threshold = scalar(g, float(np.float32(op.threshold)), _F64, 'threshold')
     beats = g.add('Less' if op.is_ascend else 'Greater', [best, threshold], hint=hint + '_beats')
-    take = g.add('And', [beats, g.add('Not', [done_in], hint=hint + '_open')],
+    zero = scalar(g, 0, _F64, 'zero')
+    take = g.add('And', [beats, g.add('Equal', [done_in, zero], hint=hint + '_open')],
                  hint=hint + '_take')                                          # B 1
     pick_f = cast(g, pick, _F64, hint=hint + '_pickf')
     width = scalar(g, cols, _F64, 'width')
@@ -53,18 +54,18 @@ def _body(g, node, items, rows, cols, scores, hint):
     cols_out = g.add('Where', [g.add('And', [take, g.add('Equal', [col_ids, col],
                                                         hint=hint + '_at_c')],
                                      hint=hint + '_set_c'), row, cols_in], hint=hint + '_cols_out')
-    done_out = g.add('Or', [done_in, g.add('Not', [beats], hint=hint + '_fails')],
-                     hint=hint + '_done_out')
+    done_out = g.add('Where', [beats, done_in, scalar(g, 1, _F64, 'one')],
+                     hint=hint + '_done_out')                                 # 1: stopped
     cond_out = g.add('Identity', [cond_in], hint=hint + '_cond_out')
     inputs = [subgraph.value_info(names[0], [], np.int64),
               subgraph.value_info(cond_in, [], np.bool_),
               subgraph.value_info(rows_in, [items, rows], _F64),
               subgraph.value_info(cols_in, [items, cols], _F64),
-              subgraph.value_info(done_in, [items, 1], np.bool_)]
+              subgraph.value_info(done_in, [items, 1], _F64)]
     outputs = [subgraph.value_info(cond_out, [], np.bool_),
                subgraph.value_info(rows_out, [items, rows], _F64),
                subgraph.value_info(cols_out, [items, cols], _F64),
-               subgraph.value_info(done_out, [items, 1], np.bool_)]
+               subgraph.value_info(done_out, [items, 1], _F64)]
     return inputs, outputs
 
 
@@ -89,7 +90,7 @@ def bipartite_matching(g, node):
     start = [g.constant(np.full((items, n), -1, _F64), name + '_unmatched') for n in (rows, cols)]
     trips = reshape_to(g, g.int64s([steps], name + '_steps'), [], hint=name + '_trips')
     matched = g.add('Loop', [trips, ''] + start
-                    + [g.constant(np.zeros((items, 1), np.bool_), name + '_open')],
+                    + [g.constant(np.zeros((items, 1), _F64), name + '_open')],
                     3, hint=name + '_loop', body=body)
     for k, out_shape in enumerate((shape[:-1], shape[:-2] + shape[-1:])):
         cast(g, reshape_to(g, matched[k], list(out_shape), hint=name + '_shaped'),

@@ -1,14 +1,17 @@
-"""ONNX If and Scan as symmod's _cond and _foreach.
+"""ONNX If, Scan and Loop as symmod's _cond, _foreach and _while_loop.
 
 A branch or body graph is imported on its own (:class:`BodyGraph`): its formal inputs
 are variables, and every tensor it reads from an enclosing graph (ONNX's outer scope),
 or a constant it uses as a tensor, becomes a placeholder variable that the control-flow
 node feeds from the enclosing graph, as ``mx.sym.contrib.cond`` / ``foreach`` wire the
-variables their bodies read. Loop is not imported: ONNX's scan outputs have as many
-rows as iterations ran, symmod's ``_while_loop`` always ``max_iterations``.
+variables their bodies read. Loop imports as ``_while_loop`` when its trip count is
+a constant and, if it stacks step outputs, it cannot stop early (ONNX stacks as many
+rows as steps ran, symmod's ``_while_loop`` always ``max_iterations``).
 """
+import numpy as np
+
 from ....base import MXNetError
-from ..graph import ImportGraph
+from ..graph import ImportGraph, _outer_reads, _value_infos
 from ..registry import translator
 
 __all__ = ['BodyGraph']
@@ -29,8 +32,34 @@ class BodyGraph(ImportGraph):
         self.types = dict(parent.types)
         for info in list(graph.input) + list(graph.value_info) + list(graph.output):
             self._record(info)
+        self._infer_alone(parent)
         self.free = []
         self._placeholders = {}
+
+    def _infer_alone(self, parent):
+        """Shapes inside the body from ONNX's inference on the body as a model of its own,
+        the outer tensors it reads given as inputs (their shapes) or initializers (the
+        constants: inference inside the whole model does not see an outer initializer's
+        values, e.g. a Reshape's target)."""
+        from ... import _deps
+        onnx = _deps.onnx()
+        helper = onnx.helper
+        inputs, constants = list(self.graph.input), list(self.graph.initializer)
+        for name in sorted(set(_outer_reads(self.graph))):
+            if name in parent.consts:
+                constants.append(onnx.numpy_helper.from_array(parent.consts[name], name))
+            elif parent.shapes.get(name) is not None and name in parent.types:
+                inputs.append(helper.make_tensor_value_info(
+                    name, _deps.tensor_type(parent.types[name]), list(parent.shapes[name])))
+        alone = helper.make_graph(self.graph.node, 'body', inputs, self.graph.output,
+                                  initializer=constants)
+        model = helper.make_model(alone, opset_imports=[helper.make_opsetid('', self.opset)])
+        try:
+            inferred = onnx.shape_inference.infer_shapes(model)
+        except Exception:  # noqa: BLE001  (the body still imports with what is known)
+            return
+        for info in _value_infos(inferred.graph):
+            self._record(info)
 
     def _record(self, info):
         from ... import _deps
@@ -144,3 +173,69 @@ def scan(g, node):
     results = _node('_foreach', inputs + free, params, n_out + n_state)
     return results[n_out:] + results[:n_out]
 
+
+
+def _passes_condition_on(body):
+    """Whether the body hands its condition input on unchanged (a fixed trip count)."""
+    cond_in, cond_out = body.input[1].name, body.output[0].name
+    if cond_in == cond_out:
+        return True
+    return any(n.op_type == 'Identity' and list(n.output) == [cond_out]
+               and list(n.input) == [cond_in] for n in body.node)
+
+
+@translator('Loop')
+def loop(g, node):
+    """A Loop with a constant trip count as _while_loop: two extra loop variables, the
+    step count and the condition (float32), make symmod's condition graph ``flag and
+    count < trip count``. symmod stacks step outputs over all trip-count rows (zero
+    padded), ONNX over the steps run: with step outputs the loop must not stop early."""
+    from ....symbol.control_flow import _group, _node
+    from .... import symbol as sym
+    trips = node.const(0)
+    if trips is None:
+        node.fail('a trip count (input 0) that is not a constant')
+    trips = int(np.asarray(trips).reshape(-1)[0])
+    start = node.const(1) if node.has(1) else np.array(True)
+    body_proto = node.attrs['body']
+    n_vars = len(node.inputs) - 2
+    n_scan = len(body_proto.output) - 1 - n_vars
+    fixed = _passes_condition_on(body_proto) and start is not None
+    if n_scan and not fixed:
+        node.fail('it stacks step outputs and may stop before its trip count (symmod '
+                  "stacks all %d rows)" % trips)
+    step_name, cond_name = body_proto.input[0].name, body_proto.input[1].name
+    body = BodyGraph(g, body_proto)
+    for other in body_proto.node:
+        if step_name in other.input:
+            node.fail('its body reads the iteration number')
+    counter, flag = step_name, cond_name       # the body's own variables for them
+    outs = body.outputs()
+    cond_out = sym.reshape(sym.cast(outs[0], dtype='float32'), shape=(1,))
+    new_vars = [sym._plus_scalar(sym.var(counter), scalar=1.0), cond_out] + outs[1:1 + n_vars]
+    func_graph = _group(outs[1 + n_vars:] + new_vars)
+    formal = [counter, flag] + [i.name for i in body_proto.input[2:]]
+    cond_graph = _group([sym.broadcast_mul(sym.var(flag), sym._lesser_scalar(
+        sym.var(counter), scalar=float(trips)))])
+    first = sym.reshape(sym.cast(node.sym(1), dtype='float32'), shape=(1,)) \
+        if start is None else g.new_param(node.name + '_flag',
+                                          np.asarray(start, np.float32).reshape(1))
+    inputs = [g.new_param(node.name + '_count', np.zeros(1, np.float32)), first]
+    inputs += [node.sym(2 + i) for i in range(n_vars)]
+    owners = dict(body.free)
+    func_locs = []
+    for name in func_graph.list_arguments():
+        if name in formal:
+            func_locs.append(formal.index(name))
+            continue
+        index = next((i for i, s in enumerate(inputs) if s is owners[name]), None)
+        if index is None:
+            index, _ = len(inputs), inputs.append(owners[name])
+        func_locs.append(index)
+    cond_locs = tuple(formal.index(name) for name in cond_graph.list_arguments())
+    params = {'cond_graph': cond_graph.tojson(), 'func_graph': func_graph.tojson(),
+              'num_out_data': n_scan, 'num_loop_vars': 2 + n_vars,
+              'max_iterations': trips, 'cond_input_locs': cond_locs,
+              'func_input_locs': tuple(func_locs)}
+    results = _node('_while_loop', inputs, params, n_scan + 2 + n_vars)
+    return results[n_scan + 2:] + results[:n_scan]
