@@ -45,20 +45,27 @@ NOT_EXPRESSIBLE = {
                      'Loop of n steps, with other rounding than LAPACK) could express it, '
                      'a translation this exporter does not write',
     '_linalg_potri': 'inverse from a Cholesky factor: needs a triangular inverse, which '
-                     'ONNX has no operator for (see _linalg_potrf)',
-    '_linalg_trsm': 'triangular solve: ONNX has no solve operator; forward substitution '
-                    'is a sequence of n dependent steps (see _linalg_potrf)',
+                     'ONNX has no operator for; substitution in an ONNX Loop could express '
+                     'it, a translation this exporter does not write',
+    '_linalg_trsm': 'triangular solve: ONNX has no solve operator; substitution is a '
+                    'sequence of n dependent steps, which an ONNX Loop could run, a '
+                    'translation this exporter does not write',
     '_linalg_inverse': 'matrix inverse: ONNX has no inverse or solve operator (the '
                        'ai.onnx domain; com.microsoft.Inverse is an ONNX Runtime '
-                       'extension other runtimes lack)',
+                       'extension other runtimes lack); an elimination in an ONNX Loop '
+                       'could express it, a translation this exporter does not write',
     '_linalg_gelqf': 'LQ factorization: a sequence of Householder reflections, no '
                      'ONNX operator (an ONNX Loop of them is not written by this exporter)',
     '_linalg_syevd': 'symmetric eigendecomposition: an iterative algorithm with no '
-                     'ONNX operator and no finite closed form',
+                     'ONNX operator and no finite closed form (an ONNX Loop of Jacobi '
+                     'rotations would approximate it, with eigenvector signs and order '
+                     'to match LAPACK; not written by this exporter)',
     '_linalg_slogdet': "ONNX's only determinant operator, Det, overflows to inf / "
                        'underflows to 0 where the log-determinant is finite, which is '
                        'what slogdet exists for: log(abs(Det)) would be wrong for large '
-                       'or small determinants',
+                       'or small determinants (an LU elimination in an ONNX Loop summing '
+                       'log pivots could express it, a translation this exporter does not '
+                       'write)',
     '_contrib_MultiBoxTarget': (
         'training target assignment: greedy bipartite matching of anchors to ground '
         'truth (a sequential, data-dependent loop) and hard negative mining; no ONNX '
