@@ -718,7 +718,7 @@ RANDOM_CASES = [
 from onnx_export_cases_graphs import (GRAPH_CASES, OPTIMIZER_CASES,  # noqa: E402
                                       QUANTIZATION_CASES, BLOCK_CASES, SPECIAL_CASES,
                                       DENSITY_CASES, VISION_CASES, CTC_CASES, NMS_CASES,
-                                      MULTIBOX_CASES, MATCHING_CASES)
+                                      MULTIBOX_CASES, MATCHING_CASES, CHOLESKY_CASES)
 CASES += (GRAPH_CASES + OPTIMIZER_CASES + QUANTIZATION_CASES + BLOCK_CASES + SPECIAL_CASES
           + DENSITY_CASES + VISION_CASES + CTC_CASES + NMS_CASES + MULTIBOX_CASES
-          + MATCHING_CASES)
+          + MATCHING_CASES + CHOLESKY_CASES)

@@ -384,3 +384,17 @@ MATCHING_CASES = [
     case('bipartite_matching_batch', S.Group(list(C.bipartite_matching(D, threshold=0.6))),
          {'data': x(2, 5, 3, low=0, high=1)}),
 ]
+
+
+def _positive_definite(*batch, n=4):
+    m = RNG.randn(*batch, n, n)
+    a = m @ np.swapaxes(m, -1, -2) + n * np.eye(n)
+    a[..., 0, n - 1] = 99.0                              # in the triangle potrf ignores
+    return a.astype(np.float32)
+
+
+CHOLESKY_CASES = [
+    case('linalg_potrf', S.linalg.potrf(D), {'data': _positive_definite()}),
+    case('linalg_potrf_batch_upper', S.linalg.potrf(D, lower=False),
+         {'data': np.swapaxes(_positive_definite(2, 3, n=5), -1, -2).copy()}),
+]

@@ -40,10 +40,6 @@ NOT_EXPRESSIBLE = {
                          'MXNet\'s own exporter does not attempt either',
     'Custom': 'runs a Python CustomOp (mx.operator.CustomOp) that only the Python '
               'process defining it can execute; an ONNX graph holds ONNX operators only',
-    '_linalg_potrf': 'Cholesky factorization: ONNX has no factorization or triangular '
-                     'solve operator; only an elimination over the matrix size (an ONNX '
-                     'Loop of n steps, with other rounding than LAPACK) could express it, '
-                     'a translation this exporter does not write',
     '_linalg_potri': 'inverse from a Cholesky factor: needs a triangular inverse, which '
                      'ONNX has no operator for; substitution in an ONNX Loop could express '
                      'it, a translation this exporter does not write',
