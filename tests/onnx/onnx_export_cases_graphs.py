@@ -393,8 +393,27 @@ def _positive_definite(*batch, n=4):
     return a.astype(np.float32)
 
 
+def _triangular(*shape):
+    m = RNG.uniform(-1, 1, shape)
+    diagonal = np.arange(shape[-1])
+    m[..., diagonal, diagonal] = RNG.uniform(1, 2, shape[:-1]) * RNG.choice([-1, 1],
+                                                                          shape[:-1])
+    return m.astype(np.float32)
+
+
 CHOLESKY_CASES = [
     case('linalg_potrf', S.linalg.potrf(D), {'data': _positive_definite()}),
+    case('linalg_trsm', S.linalg.trsm(D, D2, alpha=1.5),
+         {'data': _triangular(4, 4), 'data2': x(4, 3)}),
+    case('linalg_trsm_transpose_upper_batch', S.linalg.trsm(D, D2, transpose=True, lower=False),
+         {'data': _triangular(2, 4, 4), 'data2': x(2, 4, 3)}),
+    case('linalg_trsm_rightside', S.linalg.trsm(D, D2, rightside=True, alpha=-0.5),
+         {'data': _triangular(2, 4, 4), 'data2': x(2, 3, 4)}),
+    case('linalg_trsm_rightside_transpose_upper', S.linalg.trsm(
+        D, D2, rightside=True, transpose=True, lower=False), {'data': _triangular(4, 4),
+                                                              'data2': x(3, 4)}),
+    case('linalg_potri', S.linalg.potri(D), {'data': _triangular(3, 4, 4)}),
+    case('linalg_potri_upper', S.linalg.potri(D, lower=False), {'data': _triangular(4, 4)}),
     case('linalg_potrf_batch_upper', S.linalg.potrf(D, lower=False),
          {'data': np.swapaxes(_positive_definite(2, 3, n=5), -1, -2).copy()}),
 ]

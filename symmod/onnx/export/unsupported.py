@@ -40,12 +40,6 @@ NOT_EXPRESSIBLE = {
                          'MXNet\'s own exporter does not attempt either',
     'Custom': 'runs a Python CustomOp (mx.operator.CustomOp) that only the Python '
               'process defining it can execute; an ONNX graph holds ONNX operators only',
-    '_linalg_potri': 'inverse from a Cholesky factor: needs a triangular inverse, which '
-                     'ONNX has no operator for; substitution in an ONNX Loop could express '
-                     'it, a translation this exporter does not write',
-    '_linalg_trsm': 'triangular solve: ONNX has no solve operator; substitution is a '
-                    'sequence of n dependent steps, which an ONNX Loop could run, a '
-                    'translation this exporter does not write',
     '_linalg_inverse': 'matrix inverse: ONNX has no inverse or solve operator (the '
                        'ai.onnx domain; com.microsoft.Inverse is an ONNX Runtime '
                        'extension other runtimes lack); an elimination in an ONNX Loop '

@@ -1,12 +1,17 @@
-"""_linalg_potrf: the Cholesky factor as an ONNX Loop over the columns, in float64.
+"""_linalg_potrf (the Cholesky factor), _linalg_trsm (triangular solve) and _linalg_potri
+(inverse from a Cholesky factor) as ONNX Loops, in float64.
 
-The symmetric matrix is read from the requested triangle, as symmod does. Step j (a
+potrf: a Loop over the columns. The symmetric matrix is read from the requested
+triangle, as symmod does. Step j (a
 float64 loop variable, selecting with a one-hot vector e_j) computes column j of the
 lower factor L from the columns before it, which are the only non-zero ones yet:
 ``v = A e_j - L (e_j^T L)^T``, ``L[j, j] = sqrt(v_j)``, ``L[i, j] = v_i / L[j, j]`` below
 the diagonal. Products are written as broadcast multiplications and sums, so any leading
 batch axes follow. LAPACK's rounding differs in the last bits; a matrix that is not
 positive definite gives NaN (symmod raises LAPACK's error; an ONNX graph cannot).
+
+trsm and potri: substitution over the triangle, a Loop over the rows (potri solves
+against the identity, then multiplies the inverse factor with its transpose).
 """
 import numpy as np
 
@@ -87,3 +92,117 @@ def potrf(g, node):
     if not node.op.lower:
         factor = g.add('Transpose', [factor], hint=name + '_upper', perm=perm)
     cast(g, factor, node.out_dtype(), out=node.outputs[0])
+
+
+def _transpose(g, x, rank, hint):
+    perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+    return g.add('Transpose', [x], hint=hint, perm=perm)
+
+
+def _substitution_graph(g, t, c_shape, n, lower, hint):
+    """Loop body solving ``T X = C`` row by row: forward (``lower``) or backward
+    substitution; step j (float64) fills row i = j (or n - 1 - j) of X from the rows
+    already filled, the only non-zero ones: ``X_i = (C_i - T_i X) / T_ii``."""
+    rank = len(c_shape)
+    names = [g.fresh(hint + s) for s in ('_i', '_cond', '_j', '_x', '_c')]
+    _, cond_in, j_in, x_in, c_in = names
+    positions = g.constant(np.arange(n, dtype=_F64), hint + '_positions')
+    row = j_in if lower else g.add('Sub', [scalar(g, n - 1, _F64, 'last'), j_in],
+                                   hint=hint + '_row')
+    e = cast(g, g.add('Equal', [positions, row], hint=hint + '_hot'), _F64, hint=hint + '_e')
+    e_row = g.add('Reshape', [e, g.int64s([1, n], hint + '_row_shape')], hint=hint + '_e_row')
+    e_col = g.add('Reshape', [e, g.int64s([n, 1], hint + '_col_shape')], hint=hint + '_e_col')
+    t_row = reduce(g, 'ReduceSum', g.add('Mul', [t, e_col], hint=hint + '_te'), [rank - 2],
+                   keepdims=True, hint=hint + '_t_row')                          # ... 1 n
+    diagonal = reduce(g, 'ReduceSum', g.add('Mul', [t_row, e_row], hint=hint + '_tee'),
+                      [rank - 1], keepdims=True, hint=hint + '_diag')             # ... 1 1
+    known = reduce(g, 'ReduceSum', g.add('Mul', [x_in, _transpose(g, t_row, rank,
+                                                                   hint + '_t_col')],
+                                         hint=hint + '_tx'), [rank - 2], keepdims=True,
+                   hint=hint + '_known')                                         # ... 1 m
+    c_row = reduce(g, 'ReduceSum', g.add('Mul', [c_in, e_col], hint=hint + '_ce'), [rank - 2],
+                   keepdims=True, hint=hint + '_c_row')
+    x_row = g.add('Div', [g.add('Sub', [c_row, known], hint=hint + '_rest'), diagonal],
+                  hint=hint + '_x_row')
+    x_out = g.add('Add', [x_in, g.add('Mul', [e_col, x_row], hint=hint + '_place')],
+                  hint=hint + '_x_out')
+    j_out = g.add('Add', [j_in, scalar(g, 1, _F64, 'one')], hint=hint + '_j_out')
+    c_out = g.add('Identity', [c_in], hint=hint + '_c_out')
+    cond_out = g.add('Identity', [cond_in], hint=hint + '_cond_out')
+    inputs = [subgraph.value_info(names[0], [], np.int64),
+              subgraph.value_info(cond_in, [], np.bool_),
+              subgraph.value_info(j_in, [1], _F64),
+              subgraph.value_info(x_in, c_shape, _F64),
+              subgraph.value_info(c_in, c_shape, _F64)]
+    outputs = [subgraph.value_info(cond_out, [], np.bool_),
+               subgraph.value_info(j_out, [1], _F64),
+               subgraph.value_info(x_out, c_shape, _F64),
+               subgraph.value_info(c_out, c_shape, _F64)]
+    return inputs, outputs
+
+
+def _solve(g, node, t, c, c_shape, n, lower, hint):
+    """X with ``T X = C`` for triangular T (float64 tensors), by a Loop."""
+    outer_nodes, g.onnx_nodes = g.onnx_nodes, []
+    inputs, outputs = _substitution_graph(g, t, c_shape, n, lower, hint)
+    body_nodes, g.onnx_nodes = g.onnx_nodes, outer_nodes
+    from ... import _deps
+    body = _deps.onnx().helper.make_graph(body_nodes, hint + '_rows', inputs, outputs)
+    trips = g.add('Reshape', [g.int64s([n], hint + '_n'), g.int64s([], hint + '_scalar')],
+                  hint=hint + '_trips')
+    results = g.add('Loop', [trips, '', g.constant(np.zeros(1, _F64), hint + '_j0'),
+                             g.constant(np.zeros(c_shape, _F64), hint + '_x0'), c], 3,
+                    hint=hint + '_loop', body=body)
+    # a Loop's outputs carry no shape for ONNX inference: state it
+    return g.add('Reshape', [results[1], g.int64s(c_shape, hint + '_shape')],
+                 hint=hint + '_solved')
+
+
+def _triangle(g, node, a, n, lower, hint):
+    keep = np.tril(np.ones((n, n))) if lower else np.triu(np.ones((n, n)))
+    return g.add('Mul', [a, g.constant(keep, hint + '_mask')], hint=hint)
+
+
+@translator('_linalg_trsm')
+def trsm(g, node):
+    """``alpha op(A)^-1 B`` (``rightside``: ``alpha B op(A)^-1``, solved as the transpose
+    of ``op(A)^T X^T = B^T``) by substitution over A's triangle."""
+    op, name = node.op, node.name
+    if node.in_varying(0) or node.in_varying(1):
+        node.fail('dimensions that vary')
+    shape, rank = list(node.in_shape(1)), len(node.in_shape(1))
+    n = node.in_shape(0)[-1]
+    t = _triangle(g, node, cast(g, node.input(0), _F64, hint=name + '_a64'), n, op.lower,
+                  name + '_tri')
+    lower = op.lower
+    if op.transpose:
+        t, lower = _transpose(g, t, rank, name + '_op'), not lower
+    c = cast(g, node.input(1), _F64, hint=name + '_b64')
+    if op.rightside:
+        t, lower = _transpose(g, t, rank, name + '_right'), not lower
+        c = _transpose(g, c, rank, name + '_bt')
+        shape[-1], shape[-2] = shape[-2], shape[-1]
+    x = _solve(g, node, t, c, shape, n, lower, name)
+    if op.rightside:
+        x = _transpose(g, x, rank, name + '_xt')
+    x = g.add('Mul', [x, scalar(g, op.alpha, _F64, 'alpha')], hint=name + '_scaled')
+    cast(g, x, node.out_dtype(), out=node.outputs[0])
+
+
+@translator('_linalg_potri')
+def potri(g, node):
+    """``B^-T B^-1`` (``lower=False``: ``B^-1 B^-T``) from the factor's triangle, B^-1 by
+    substitution against the identity."""
+    op, name = node.op, node.name
+    if node.in_varying(0):
+        node.fail('dimensions that vary')
+    shape = list(node.in_shape(0))
+    n, rank = shape[-1], len(shape)
+    b = _triangle(g, node, cast(g, node.input(0), _F64, hint=name + '_b64'), n, op.lower,
+                  name + '_tri')
+    identity = g.constant(np.broadcast_to(np.eye(n), shape).copy(), name + '_identity')
+    inverse = _solve(g, node, b, identity, shape, n, op.lower, name)
+    flipped = _transpose(g, inverse, rank, name + '_inv_t')
+    pair = [flipped, inverse] if op.lower else [inverse, flipped]
+    cast(g, g.add('MatMul', pair, hint=name + '_product'), node.out_dtype(),
+         out=node.outputs[0])
