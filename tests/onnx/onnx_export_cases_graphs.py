@@ -413,6 +413,10 @@ CHOLESKY_CASES = [
         D, D2, rightside=True, transpose=True, lower=False), {'data': _triangular(4, 4),
                                                               'data2': x(3, 4)}),
     case('linalg_potri', S.linalg.potri(D), {'data': _triangular(3, 4, 4)}),
+    case('linalg_inverse_pivoting', S.linalg.inverse(D),           # a zero first pivot
+         {'data': np.vstack([[0, 1, 2, 0.5], x(3, 4)]).astype(np.float32)}),
+    case('linalg_inverse_batch', S.linalg.inverse(D),
+         {'data': (x(2, 3, 5, 5, low=-1, high=1) + 2 * np.eye(5)).astype(np.float32)}),
     case('linalg_potri_upper', S.linalg.potri(D, lower=False), {'data': _triangular(4, 4)}),
     case('linalg_potrf_batch_upper', S.linalg.potrf(D, lower=False),
          {'data': np.swapaxes(_positive_definite(2, 3, n=5), -1, -2).copy()}),

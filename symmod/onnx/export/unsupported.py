@@ -40,10 +40,6 @@ NOT_EXPRESSIBLE = {
                          'MXNet\'s own exporter does not attempt either',
     'Custom': 'runs a Python CustomOp (mx.operator.CustomOp) that only the Python '
               'process defining it can execute; an ONNX graph holds ONNX operators only',
-    '_linalg_inverse': 'matrix inverse: ONNX has no inverse or solve operator (the '
-                       'ai.onnx domain; com.microsoft.Inverse is an ONNX Runtime '
-                       'extension other runtimes lack); an elimination in an ONNX Loop '
-                       'could express it, a translation this exporter does not write',
     '_linalg_gelqf': 'LQ factorization: a sequence of Householder reflections, no '
                      'ONNX operator (an ONNX Loop of them is not written by this exporter)',
     '_linalg_syevd': 'symmetric eigendecomposition: an iterative algorithm with no '

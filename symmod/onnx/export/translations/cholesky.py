@@ -19,9 +19,21 @@ from .. import subgraph
 from ..registry import translator
 from .common import cast, reduce, scalar
 
-__all__ = []
+__all__ = ['loop_signature']
 
 _F64 = np.float64
+
+
+def loop_signature(step, cond_in, cond_out, states):
+    """A Loop body's (inputs, outputs) value infos: the iteration number and condition,
+    then the loop-carried ``states`` as (input name, output name, shape, dtype)."""
+    inputs = [subgraph.value_info(step, [], np.int64),
+              subgraph.value_info(cond_in, [], np.bool_)]
+    outputs = [subgraph.value_info(cond_out, [], np.bool_)]
+    for name_in, name_out, shape, dtype in states:
+        inputs.append(subgraph.value_info(name_in, shape, dtype))
+        outputs.append(subgraph.value_info(name_out, shape, dtype))
+    return inputs, outputs
 
 
 def _step_graph(g, node, shape, a, hint):
@@ -57,14 +69,8 @@ def _step_graph(g, node, shape, a, hint):
                   hint=hint + '_l_out')
     j_out = g.add('Add', [j_in, scalar(g, 1, _F64, 'one')], hint=hint + '_j_out')
     cond_out = g.add('Identity', [cond_in], hint=hint + '_cond_out')
-    inputs = [subgraph.value_info(names[0], [], np.int64),
-              subgraph.value_info(cond_in, [], np.bool_),
-              subgraph.value_info(j_in, [1], _F64),
-              subgraph.value_info(l_in, shape, _F64)]
-    outputs = [subgraph.value_info(cond_out, [], np.bool_),
-               subgraph.value_info(j_out, [1], _F64),
-               subgraph.value_info(l_out, shape, _F64)]
-    return inputs, outputs
+    return loop_signature(names[0], cond_in, cond_out, [(j_in, j_out, [1], _F64),
+                                                       (l_in, l_out, shape, _F64)])
 
 
 @translator('_linalg_potrf')
@@ -129,16 +135,8 @@ def _substitution_graph(g, t, c_shape, n, lower, hint):
     j_out = g.add('Add', [j_in, scalar(g, 1, _F64, 'one')], hint=hint + '_j_out')
     c_out = g.add('Identity', [c_in], hint=hint + '_c_out')
     cond_out = g.add('Identity', [cond_in], hint=hint + '_cond_out')
-    inputs = [subgraph.value_info(names[0], [], np.int64),
-              subgraph.value_info(cond_in, [], np.bool_),
-              subgraph.value_info(j_in, [1], _F64),
-              subgraph.value_info(x_in, c_shape, _F64),
-              subgraph.value_info(c_in, c_shape, _F64)]
-    outputs = [subgraph.value_info(cond_out, [], np.bool_),
-               subgraph.value_info(j_out, [1], _F64),
-               subgraph.value_info(x_out, c_shape, _F64),
-               subgraph.value_info(c_out, c_shape, _F64)]
-    return inputs, outputs
+    return loop_signature(names[0], cond_in, cond_out, [
+        (j_in, j_out, [1], _F64), (x_in, x_out, c_shape, _F64), (c_in, c_out, c_shape, _F64)])
 
 
 def _solve(g, node, t, c, c_shape, n, lower, hint):
