@@ -15,62 +15,45 @@ against the identity, then multiplies the inverse factor with its transpose).
 """
 import numpy as np
 
-from .. import subgraph
 from ..registry import translator
 from .common import cast, reduce, scalar
+from .loops import counted_loop, one_hot
 
-__all__ = ['loop_signature']
+__all__ = []
 
 _F64 = np.float64
 
 
-def loop_signature(step, cond_in, cond_out, states):
-    """A Loop body's (inputs, outputs) value infos: the iteration number and condition,
-    then the loop-carried ``states`` as (input name, output name, shape, dtype)."""
-    inputs = [subgraph.value_info(step, [], np.int64),
-              subgraph.value_info(cond_in, [], np.bool_)]
-    outputs = [subgraph.value_info(cond_out, [], np.bool_)]
-    for name_in, name_out, shape, dtype in states:
-        inputs.append(subgraph.value_info(name_in, shape, dtype))
-        outputs.append(subgraph.value_info(name_out, shape, dtype))
-    return inputs, outputs
-
-
-def _step_graph(g, node, shape, a, hint):
-    """Loop body: (iteration, condition, j, L) -> (condition, j + 1, L with column j)."""
-    n = shape[-1]
-    rank = len(shape)
-    names = [g.fresh(hint + s) for s in ('_i', '_cond', '_j', '_l')]
-    _, cond_in, j_in, l_in = names
-    positions = g.constant(np.arange(n, dtype=_F64), hint + '_positions')
-    e = cast(g, g.add('Equal', [positions, j_in], hint=hint + '_hot'), _F64, hint=hint + '_e')
-    e_row = g.add('Reshape', [e, g.int64s([1, n], hint + '_row_shape')], hint=hint + '_e_row')
-    e_col = g.add('Reshape', [e, g.int64s([n, 1], hint + '_col_shape')], hint=hint + '_e_col')
+def _cholesky_step(a, shape):
+    """Column j of the lower factor from the columns before it (the only non-zero ones)."""
+    n, rank = shape[-1], len(shape)
     last, before_last = rank - 1, rank - 2
-    a_col = reduce(g, 'ReduceSum', g.add('Mul', [a, e_row], hint=hint + '_ae'), [last],
-                   keepdims=True, hint=hint + '_a_col')                        # ... n 1
-    l_row = reduce(g, 'ReduceSum', g.add('Mul', [l_in, e_col], hint=hint + '_le'),
-                   [before_last], keepdims=True, hint=hint + '_l_row')         # ... 1 n
-    done = reduce(g, 'ReduceSum', g.add('Mul', [l_in, l_row], hint=hint + '_ll'), [last],
-                  keepdims=True, hint=hint + '_done')                          # ... n 1
-    v = g.add('Sub', [a_col, done], hint=hint + '_v')
-    pivot = g.add('Sqrt', [reduce(g, 'ReduceSum', g.add('Mul', [v, e_col], hint=hint + '_ve'),
-                                  [before_last], keepdims=True, hint=hint + '_vj')],
-                  hint=hint + '_pivot')                                        # ... 1 1
-    below = cast(g, g.add('Greater', [positions, j_in], hint=hint + '_gt'), _F64,
-                 hint=hint + '_below')
-    below_col = g.add('Reshape', [below, g.int64s([n, 1], hint + '_b_shape')],
-                      hint=hint + '_below_col')
-    column = g.add('Add', [g.add('Mul', [g.add('Div', [v, pivot], hint=hint + '_scaled'),
-                                         below_col], hint=hint + '_lower'),
-                           g.add('Mul', [e_col, pivot], hint=hint + '_diag')],
-                   hint=hint + '_column')                                      # ... n 1
-    l_out = g.add('Add', [l_in, g.add('Mul', [column, e_row], hint=hint + '_place')],
-                  hint=hint + '_l_out')
-    j_out = g.add('Add', [j_in, scalar(g, 1, _F64, 'one')], hint=hint + '_j_out')
-    cond_out = g.add('Identity', [cond_in], hint=hint + '_cond_out')
-    return loop_signature(names[0], cond_in, cond_out, [(j_in, j_out, [1], _F64),
-                                                       (l_in, l_out, shape, _F64)])
+
+    def step(g, j, factor):
+        hint = g.fresh('chol')
+        positions, e_row, e_col = one_hot(g, n, j, hint)
+        a_col = reduce(g, 'ReduceSum', g.add('Mul', [a, e_row], hint=hint + '_ae'), [last],
+                       keepdims=True, hint=hint + '_a_col')                    # ... n 1
+        l_row = reduce(g, 'ReduceSum', g.add('Mul', [factor, e_col], hint=hint + '_le'),
+                       [before_last], keepdims=True, hint=hint + '_l_row')     # ... 1 n
+        done = reduce(g, 'ReduceSum', g.add('Mul', [factor, l_row], hint=hint + '_ll'),
+                      [last], keepdims=True, hint=hint + '_done')              # ... n 1
+        v = g.add('Sub', [a_col, done], hint=hint + '_v')
+        pivot = g.add('Sqrt', [reduce(g, 'ReduceSum', g.add('Mul', [v, e_col],
+                                                            hint=hint + '_ve'),
+                                      [before_last], keepdims=True, hint=hint + '_vj')],
+                      hint=hint + '_pivot')                                    # ... 1 1
+        below = cast(g, g.add('Greater', [positions, j], hint=hint + '_gt'), _F64,
+                     hint=hint + '_below')
+        below_col = g.add('Reshape', [below, g.int64s([n, 1], hint + '_b_shape')],
+                          hint=hint + '_below_col')
+        column = g.add('Add', [g.add('Mul', [g.add('Div', [v, pivot], hint=hint + '_scaled'),
+                                             below_col], hint=hint + '_lower'),
+                               g.add('Mul', [e_col, pivot], hint=hint + '_diag')],
+                       hint=hint + '_column')                                  # ... n 1
+        return g.add('Add', [factor, g.add('Mul', [column, e_row], hint=hint + '_place')],
+                     hint=hint + '_factor')
+    return step
 
 
 @translator('_linalg_potrf')
@@ -85,16 +68,9 @@ def potrf(g, node):
     keep = np.tril(np.ones((n, n), bool)) if node.op.lower else np.triu(np.ones((n, n), bool))
     a = g.add('Where', [g.constant(keep, name + '_triangle'), a, mirrored],
               hint=name + '_symmetric')
-    outer_nodes, g.onnx_nodes = g.onnx_nodes, []
-    inputs, outputs = _step_graph(g, node, shape, a, name + '_col')
-    body_nodes, g.onnx_nodes = g.onnx_nodes, outer_nodes
-    from ... import _deps
-    body = _deps.onnx().helper.make_graph(body_nodes, name + '_columns', inputs, outputs)
-    trips = g.add('Reshape', [g.int64s([n], name + '_n'), g.int64s([], name + '_scalar')],
-                  hint=name + '_trips')
-    _, factor = g.add('Loop', [trips, '', g.constant(np.zeros(1, _F64), name + '_j0'),
-                               g.constant(np.zeros(shape, _F64), name + '_l0')], 2,
-                      hint=name + '_loop', body=body)
+    factor = counted_loop(g, name + '_columns', n, shape,
+                          g.constant(np.zeros(shape, _F64), name + '_l0'),
+                          _cholesky_step(a, shape))
     if not node.op.lower:
         factor = g.add('Transpose', [factor], hint=name + '_upper', perm=perm)
     cast(g, factor, node.out_dtype(), out=node.outputs[0])
@@ -105,55 +81,38 @@ def _transpose(g, x, rank, hint):
     return g.add('Transpose', [x], hint=hint, perm=perm)
 
 
-def _substitution_graph(g, t, c_shape, n, lower, hint):
-    """Loop body solving ``T X = C`` row by row: forward (``lower``) or backward
-    substitution; step j (float64) fills row i = j (or n - 1 - j) of X from the rows
-    already filled, the only non-zero ones: ``X_i = (C_i - T_i X) / T_ii``."""
-    rank = len(c_shape)
-    names = [g.fresh(hint + s) for s in ('_i', '_cond', '_j', '_x', '_c')]
-    _, cond_in, j_in, x_in, c_in = names
-    positions = g.constant(np.arange(n, dtype=_F64), hint + '_positions')
-    row = j_in if lower else g.add('Sub', [scalar(g, n - 1, _F64, 'last'), j_in],
-                                   hint=hint + '_row')
-    e = cast(g, g.add('Equal', [positions, row], hint=hint + '_hot'), _F64, hint=hint + '_e')
-    e_row = g.add('Reshape', [e, g.int64s([1, n], hint + '_row_shape')], hint=hint + '_e_row')
-    e_col = g.add('Reshape', [e, g.int64s([n, 1], hint + '_col_shape')], hint=hint + '_e_col')
-    t_row = reduce(g, 'ReduceSum', g.add('Mul', [t, e_col], hint=hint + '_te'), [rank - 2],
-                   keepdims=True, hint=hint + '_t_row')                          # ... 1 n
-    diagonal = reduce(g, 'ReduceSum', g.add('Mul', [t_row, e_row], hint=hint + '_tee'),
-                      [rank - 1], keepdims=True, hint=hint + '_diag')             # ... 1 1
-    known = reduce(g, 'ReduceSum', g.add('Mul', [x_in, _transpose(g, t_row, rank,
+def _substitution_step(t, c, shape, n, lower):
+    """Row i = j (or n - 1 - j) of X with ``T X = C``, from the rows already filled (the
+    only non-zero ones): ``X_i = (C_i - T_i X) / T_ii``."""
+    rank = len(shape)
+
+    def step(g, j, x):
+        hint = g.fresh('subst')
+        row = j if lower else g.add('Sub', [scalar(g, n - 1, _F64, 'last'), j],
+                                    hint=hint + '_row')
+        _, e_row, e_col = one_hot(g, n, row, hint)
+        t_row = reduce(g, 'ReduceSum', g.add('Mul', [t, e_col], hint=hint + '_te'),
+                       [rank - 2], keepdims=True, hint=hint + '_t_row')         # ... 1 n
+        diagonal = reduce(g, 'ReduceSum', g.add('Mul', [t_row, e_row], hint=hint + '_tee'),
+                          [rank - 1], keepdims=True, hint=hint + '_diag')       # ... 1 1
+        known = reduce(g, 'ReduceSum', g.add('Mul', [x, _transpose(g, t_row, rank,
                                                                    hint + '_t_col')],
-                                         hint=hint + '_tx'), [rank - 2], keepdims=True,
-                   hint=hint + '_known')                                         # ... 1 m
-    c_row = reduce(g, 'ReduceSum', g.add('Mul', [c_in, e_col], hint=hint + '_ce'), [rank - 2],
-                   keepdims=True, hint=hint + '_c_row')
-    x_row = g.add('Div', [g.add('Sub', [c_row, known], hint=hint + '_rest'), diagonal],
-                  hint=hint + '_x_row')
-    x_out = g.add('Add', [x_in, g.add('Mul', [e_col, x_row], hint=hint + '_place')],
-                  hint=hint + '_x_out')
-    j_out = g.add('Add', [j_in, scalar(g, 1, _F64, 'one')], hint=hint + '_j_out')
-    c_out = g.add('Identity', [c_in], hint=hint + '_c_out')
-    cond_out = g.add('Identity', [cond_in], hint=hint + '_cond_out')
-    return loop_signature(names[0], cond_in, cond_out, [
-        (j_in, j_out, [1], _F64), (x_in, x_out, c_shape, _F64), (c_in, c_out, c_shape, _F64)])
+                                             hint=hint + '_tx'), [rank - 2], keepdims=True,
+                       hint=hint + '_known')                                    # ... 1 m
+        c_row = reduce(g, 'ReduceSum', g.add('Mul', [c, e_col], hint=hint + '_ce'),
+                       [rank - 2], keepdims=True, hint=hint + '_c_row')
+        x_row = g.add('Div', [g.add('Sub', [c_row, known], hint=hint + '_rest'), diagonal],
+                      hint=hint + '_x_row')
+        return g.add('Add', [x, g.add('Mul', [e_col, x_row], hint=hint + '_place')],
+                     hint=hint + '_x')
+    return step
 
 
 def _solve(g, node, t, c, c_shape, n, lower, hint):
     """X with ``T X = C`` for triangular T (float64 tensors), by a Loop."""
-    outer_nodes, g.onnx_nodes = g.onnx_nodes, []
-    inputs, outputs = _substitution_graph(g, t, c_shape, n, lower, hint)
-    body_nodes, g.onnx_nodes = g.onnx_nodes, outer_nodes
-    from ... import _deps
-    body = _deps.onnx().helper.make_graph(body_nodes, hint + '_rows', inputs, outputs)
-    trips = g.add('Reshape', [g.int64s([n], hint + '_n'), g.int64s([], hint + '_scalar')],
-                  hint=hint + '_trips')
-    results = g.add('Loop', [trips, '', g.constant(np.zeros(1, _F64), hint + '_j0'),
-                             g.constant(np.zeros(c_shape, _F64), hint + '_x0'), c], 3,
-                    hint=hint + '_loop', body=body)
-    # a Loop's outputs carry no shape for ONNX inference: state it
-    return g.add('Reshape', [results[1], g.int64s(c_shape, hint + '_shape')],
-                 hint=hint + '_solved')
+    return counted_loop(g, hint + '_rows', n, c_shape,
+                        g.constant(np.zeros(c_shape, _F64), hint + '_x0'),
+                        _substitution_step(t, c, c_shape, n, lower))
 
 
 def _triangle(g, node, a, n, lower, hint):

@@ -1,0 +1,47 @@
+"""Counted ONNX Loops for the elimination-style translations (Cholesky, substitution,
+Gauss-Jordan): one float64 state updated once per row / column, the step index a
+float64 loop variable that selects rows and columns through one-hot vectors (so a body
+never reads ONNX's int64 iteration number, and symmod's Loop import takes it back)."""
+import numpy as np
+
+from ... import _deps
+from .. import subgraph
+from .common import cast, scalar
+
+__all__ = ['counted_loop', 'one_hot']
+
+_F64 = np.float64
+
+
+def one_hot(g, n, index, hint):
+    """(positions (n,), e as a (1, n) row, e as an (n, 1) column) for ``index`` (a float64
+    (1,) tensor)."""
+    positions = g.constant(np.arange(n, dtype=_F64), hint + '_positions')
+    e = cast(g, g.add('Equal', [positions, index], hint=hint + '_hot'), _F64, hint=hint + '_e')
+    e_row = g.add('Reshape', [e, g.int64s([1, n], hint + '_row_shape')], hint=hint + '_e_row')
+    e_col = g.add('Reshape', [e, g.int64s([n, 1], hint + '_col_shape')], hint=hint + '_e_col')
+    return positions, e_row, e_col
+
+
+def counted_loop(g, hint, steps, shape, initial, step):
+    """The float64 state of ``shape`` after ``step(g, j, state) -> new state`` for
+    j = 0 .. steps - 1, as an ONNX Loop (its outputs carry no shape for ONNX inference,
+    so the result is reshaped to ``shape``)."""
+    outer_nodes, g.onnx_nodes = g.onnx_nodes, []
+    number, cond_in, j_in, state_in = (g.fresh(hint + s) for s in
+                                       ('_i', '_cond', '_j', '_state'))
+    state_out = step(g, j_in, state_in)
+    j_out = g.add('Add', [j_in, scalar(g, 1, _F64, 'one')], hint=hint + '_j_out')
+    cond_out = g.add('Identity', [cond_in], hint=hint + '_cond_out')
+    body_nodes, g.onnx_nodes = g.onnx_nodes, outer_nodes
+    value_info = subgraph.value_info
+    inputs = [value_info(number, [], np.int64), value_info(cond_in, [], np.bool_),
+              value_info(j_in, [1], _F64), value_info(state_in, shape, _F64)]
+    outputs = [value_info(cond_out, [], np.bool_), value_info(j_out, [1], _F64),
+               value_info(state_out, shape, _F64)]
+    body = _deps.onnx().helper.make_graph(body_nodes, hint + '_body', inputs, outputs)
+    trips = g.add('Reshape', [g.int64s([steps], hint + '_steps'), g.int64s([], hint + '_0d')],
+                  hint=hint + '_trips')
+    _, final = g.add('Loop', [trips, '', g.constant(np.zeros(1, _F64), hint + '_j0'), initial],
+                     2, hint=hint + '_loop', body=body)
+    return g.add('Reshape', [final, g.int64s(shape, hint + '_shape')], hint=hint + '_final')
