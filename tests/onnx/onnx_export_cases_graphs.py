@@ -415,6 +415,11 @@ CHOLESKY_CASES = [
     case('linalg_potri', S.linalg.potri(D), {'data': _triangular(3, 4, 4)}),
     case('linalg_inverse_pivoting', S.linalg.inverse(D),           # a zero first pivot
          {'data': np.vstack([[0, 1, 2, 0.5], x(3, 4)]).astype(np.float32)}),
+    case('linalg_slogdet_pivoting', S.Group(list(S.linalg.slogdet(D))),
+         {'data': np.vstack([[0, 1, 2, 0.5], x(3, 4)]).astype(np.float32)}),
+    case('linalg_slogdet_batch_singular', S.Group(list(S.linalg.slogdet(D))),
+         {'data': np.concatenate([x(1, 5, 5, low=-3, high=3),
+                                  np.repeat(x(1, 1, 5), 5, axis=1)]).astype(np.float32)}),
     case('linalg_inverse_batch', S.linalg.inverse(D),
          {'data': (x(2, 3, 5, 5, low=-1, high=1) + 2 * np.eye(5)).astype(np.float32)}),
     case('linalg_potri_upper', S.linalg.potri(D, lower=False), {'data': _triangular(4, 4)}),

@@ -46,12 +46,6 @@ NOT_EXPRESSIBLE = {
                      'ONNX operator and no finite closed form (an ONNX Loop of Jacobi '
                      'rotations would approximate it, with eigenvector signs and order '
                      'to match LAPACK; not written by this exporter)',
-    '_linalg_slogdet': "ONNX's only determinant operator, Det, overflows to inf / "
-                       'underflows to 0 where the log-determinant is finite, which is '
-                       'what slogdet exists for: log(abs(Det)) would be wrong for large '
-                       'or small determinants (an LU elimination in an ONNX Loop summing '
-                       'log pivots could express it, a translation this exporter does not '
-                       'write)',
     '_contrib_MultiBoxTarget': (
         'training target assignment: greedy bipartite matching of anchors to ground '
         'truth (a sequential, data-dependent loop) and hard negative mining; no ONNX '

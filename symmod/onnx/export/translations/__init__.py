@@ -6,4 +6,4 @@ from . import (activation, arrays, attention, boxes, contrib, copying,  # noqa: 
                cholesky, control_flow, ctc, deformable, densities, elemwise, histogram,
                image, image_color, inverse, linalg, matching, multibox, nms, nn, norm,
                optimizer, patches, proposal, quantization, random, recurrent, reduce,
-               rotated, sequence, shape, sparse, special, vision)
+               rotated, sequence, shape, slogdet, sparse, special, vision)

@@ -1,0 +1,95 @@
+"""_linalg_slogdet: LU elimination with partial pivoting as an ONNX Loop over the columns
+(float64): each step's pivot adds log|pivot| to the log-determinant and multiplies the
+sign by its sign, a row swap flips the sign. A zero pivot (a singular matrix) gives sign
+0 and -inf, as symmod; it is replaced by 1 for the division so later steps stay finite.
+"""
+import numpy as np
+
+from ... import _deps
+from .. import subgraph
+from ..registry import translator
+from .common import cast, reduce, reshape_to, scalar
+from .loops import one_hot
+
+__all__ = []
+
+_F64 = np.float64
+
+
+def _body(g, shape, hint):
+    n, rank = shape[-1], len(shape)
+    rows_axis, cols_axis = rank - 2, rank - 1
+    one_shape = shape[:-2] + [1, 1]
+    names = [g.fresh(hint + s) for s in ('_i', '_cond', '_j', '_m', '_log', '_sign')]
+    number, cond_in, j, m, log_in, sign_in = names
+    _, e_row, e_col = one_hot(g, n, j, hint)
+    row_ids = g.constant(np.arange(n, dtype=_F64).reshape(n, 1), hint + '_row_ids')
+    zero, one = scalar(g, 0, _F64, 'zero'), scalar(g, 1, _F64, 'one')
+    column = reduce(g, 'ReduceSum', g.add('Mul', [m, e_row], hint=hint + '_mc'), [cols_axis],
+                    keepdims=True, hint=hint + '_column')                       # ... n 1
+    size = g.add('Where', [g.add('GreaterOrEqual', [row_ids, j], hint=hint + '_eligible'),
+                           g.add('Abs', [column], hint=hint + '_abs'),
+                           scalar(g, -1, _F64, 'minus_one')], hint=hint + '_size')
+    pick = cast(g, g.add('ArgMax', [size], hint=hint + '_pick', axis=rows_axis, keepdims=1),
+                _F64, hint=hint + '_pickf')                                     # ... 1 1
+    p_col = cast(g, g.add('Equal', [row_ids, pick], hint=hint + '_at_pivot'), _F64,
+                 hint=hint + '_p_col')
+    row_j = reduce(g, 'ReduceSum', g.add('Mul', [m, e_col], hint=hint + '_mj'), [rows_axis],
+                   keepdims=True, hint=hint + '_row_j')
+    row_p = reduce(g, 'ReduceSum', g.add('Mul', [m, p_col], hint=hint + '_mp'), [rows_axis],
+                   keepdims=True, hint=hint + '_row_p')
+    gap = g.add('Sub', [row_p, row_j], hint=hint + '_gap')
+    swapped = g.add('Sub', [g.add('Add', [m, g.add('Mul', [e_col, gap], hint=hint + '_up')],
+                                  hint=hint + '_s1'),
+                            g.add('Mul', [p_col, gap], hint=hint + '_down')], hint=hint + '_sw')
+    pivot = reduce(g, 'ReduceSum', g.add('Mul', [row_p, e_row], hint=hint + '_pv'),
+                   [cols_axis], keepdims=True, hint=hint + '_pivot')            # ... 1 1
+    singular = g.add('Equal', [pivot, zero], hint=hint + '_singular')
+    safe = g.add('Where', [singular, one, pivot], hint=hint + '_safe')
+    factors = reduce(g, 'ReduceSum', g.add('Mul', [swapped, e_row], hint=hint + '_f'),
+                     [cols_axis], keepdims=True, hint=hint + '_factors')        # ... n 1
+    below = cast(g, g.add('Greater', [row_ids, j], hint=hint + '_below'), _F64,
+                 hint=hint + '_below_f')
+    m_out = g.add('Sub', [swapped, g.add('Mul', [g.add('Mul', [factors, below],
+                                                       hint=hint + '_fb'),
+                                                 g.add('Div', [row_p, safe], hint=hint + '_u')],
+                                         hint=hint + '_fu')], hint=hint + '_m_out')
+    log_out = g.add('Add', [log_in, g.add('Log', [g.add('Abs', [pivot], hint=hint + '_ap')],
+                                          hint=hint + '_lp')], hint=hint + '_log_out')
+    flip = g.add('Where', [g.add('Equal', [pick, j], hint=hint + '_stay'), one,
+                           scalar(g, -1, _F64, 'minus_one')], hint=hint + '_flip')
+    sign_out = g.add('Mul', [g.add('Mul', [sign_in, flip], hint=hint + '_sf'),
+                             g.add('Sign', [pivot], hint=hint + '_sp')], hint=hint + '_sign_out')
+    j_out = g.add('Add', [j, one], hint=hint + '_j_out')
+    cond_out = g.add('Identity', [cond_in], hint=hint + '_cond_out')
+    info = subgraph.value_info
+    inputs = [info(number, [], np.int64), info(cond_in, [], np.bool_), info(j, [1], _F64),
+              info(m, shape, _F64), info(log_in, one_shape, _F64),
+              info(sign_in, one_shape, _F64)]
+    outputs = [info(cond_out, [], np.bool_), info(j_out, [1], _F64), info(m_out, shape, _F64),
+               info(log_out, one_shape, _F64), info(sign_out, one_shape, _F64)]
+    return inputs, outputs
+
+
+@translator('_linalg_slogdet')
+def slogdet(g, node):
+    name = node.name
+    if node.in_varying(0):
+        node.fail('dimensions that vary')
+    shape = list(node.in_shape(0))
+    n = shape[-1]
+    one_shape = shape[:-2] + [1, 1]
+    outer_nodes, g.onnx_nodes = g.onnx_nodes, []
+    inputs, outputs = _body(g, shape, name + '_step')
+    body_nodes, g.onnx_nodes = g.onnx_nodes, outer_nodes
+    body = _deps.onnx().helper.make_graph(body_nodes, name + '_columns', inputs, outputs)
+    trips = g.add('Reshape', [g.int64s([n], name + '_n'), g.int64s([], name + '_0d')],
+                  hint=name + '_trips')
+    results = g.add('Loop', [trips, '', g.constant(np.zeros(1, _F64), name + '_j0'),
+                             cast(g, node.input(0), _F64, hint=name + '_a64'),
+                             g.constant(np.zeros(one_shape, _F64), name + '_log0'),
+                             g.constant(np.ones(one_shape, _F64), name + '_sign0')], 4,
+                    hint=name + '_loop', body=body)
+    for k, value in ((0, results[3]), (1, results[2])):
+        cast(g, reshape_to(g, value, list(node.out_shape(k)), hint=name + '_out'),
+             node.out_dtype(k), out=node.outputs[k])
