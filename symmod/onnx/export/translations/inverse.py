@@ -12,7 +12,7 @@ import numpy as np
 
 from ..registry import translator
 from .common import cast, reduce, scalar, slice_axes
-from .loops import counted_loop, one_hot
+from .loops import counted_loop, one_hot, pivot_swap
 
 __all__ = []
 
@@ -23,31 +23,13 @@ def _elimination_step(shape):
     """Column j: the largest remaining pivot's row swapped to j, scaled to a unit pivot
     and subtracted from every other row."""
     n, width = shape[-2], shape[-1]
-    rows_axis, cols_axis = len(shape) - 2, len(shape) - 1
+    cols_axis = len(shape) - 1
 
     def step(g, j, m):
         hint = g.fresh('gauss')
         _, _, e_col = one_hot(g, n, j, hint)                                   # n 1
         _, e_wide, _ = one_hot(g, width, j, hint + '_wide')                    # 1 2n
-        row_ids = g.constant(np.arange(n, dtype=_F64).reshape(n, 1), hint + '_row_ids')
-        column = reduce(g, 'ReduceSum', g.add('Mul', [m, e_wide], hint=hint + '_mc'),
-                        [cols_axis], keepdims=True, hint=hint + '_column')     # ... n 1
-        eligible = g.add('GreaterOrEqual', [row_ids, j], hint=hint + '_eligible')
-        size = g.add('Where', [eligible, g.add('Abs', [column], hint=hint + '_abs'),
-                               scalar(g, -1, _F64, 'minus_one')], hint=hint + '_size')
-        pick = cast(g, g.add('ArgMax', [size], hint=hint + '_pick', axis=rows_axis,
-                             keepdims=1), _F64, hint=hint + '_pickf')          # ... 1 1
-        p_col = cast(g, g.add('Equal', [row_ids, pick], hint=hint + '_at_pivot'), _F64,
-                     hint=hint + '_p_col')                                      # ... n 1
-        row_j = reduce(g, 'ReduceSum', g.add('Mul', [m, e_col], hint=hint + '_mj'),
-                       [rows_axis], keepdims=True, hint=hint + '_row_j')       # ... 1 2n
-        row_p = reduce(g, 'ReduceSum', g.add('Mul', [m, p_col], hint=hint + '_mp'),
-                       [rows_axis], keepdims=True, hint=hint + '_row_p')
-        gap = g.add('Sub', [row_p, row_j], hint=hint + '_gap')
-        swapped = g.add('Sub', [g.add('Add', [m, g.add('Mul', [e_col, gap], hint=hint + '_up')],
-                                      hint=hint + '_s1'),
-                                g.add('Mul', [p_col, gap], hint=hint + '_down')],
-                        hint=hint + '_swapped')
+        _, row_p, swapped = pivot_swap(g, m, j, e_col, e_wide, n, len(shape), hint)
         pivot = reduce(g, 'ReduceSum', g.add('Mul', [row_p, e_wide], hint=hint + '_pv'),
                        [cols_axis], keepdims=True, hint=hint + '_pivot')       # ... 1 1
         unit = g.add('Div', [row_p, pivot], hint=hint + '_unit')               # ... 1 2n

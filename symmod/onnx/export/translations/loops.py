@@ -6,9 +6,9 @@ import numpy as np
 
 from ... import _deps
 from .. import subgraph
-from .common import cast, scalar
+from .common import cast, reduce, scalar
 
-__all__ = ['counted_loop', 'one_hot']
+__all__ = ['counted_loop', 'one_hot', 'pivot_swap']
 
 _F64 = np.float64
 
@@ -45,3 +45,30 @@ def counted_loop(g, hint, steps, shape, initial, step):
     _, final = g.add('Loop', [trips, '', g.constant(np.zeros(1, _F64), hint + '_j0'), initial],
                      2, hint=hint + '_loop', body=body)
     return g.add('Reshape', [final, g.int64s(shape, hint + '_shape')], hint=hint + '_final')
+
+
+def pivot_swap(g, m, j, e_col, e_wide, n, rank, hint):
+    """Partial pivoting at column j of ``m`` (..., n, width) of ``rank`` axes: the row at
+    or below j with the largest ``|m[i, j]|`` (ArgMax: the first on ties) swapped with
+    row j. Returns (its index, float64 (..., 1, 1); the pivot row (..., 1, width); the
+    swapped m)."""
+    rows_axis, cols_axis = rank - 2, rank - 1
+    row_ids = g.constant(np.arange(n, dtype=_F64).reshape(n, 1), hint + '_row_ids')
+    column = reduce(g, 'ReduceSum', g.add('Mul', [m, e_wide], hint=hint + '_mc'), [cols_axis],
+                    keepdims=True, hint=hint + '_column')                       # ... n 1
+    size = g.add('Where', [g.add('GreaterOrEqual', [row_ids, j], hint=hint + '_eligible'),
+                           g.add('Abs', [column], hint=hint + '_abs'),
+                           scalar(g, -1, _F64, 'minus_one')], hint=hint + '_size')
+    pick = cast(g, g.add('ArgMax', [size], hint=hint + '_pick', axis=rows_axis, keepdims=1),
+                _F64, hint=hint + '_pickf')
+    p_col = cast(g, g.add('Equal', [row_ids, pick], hint=hint + '_at_pivot'), _F64,
+                 hint=hint + '_p_col')
+    row_j = reduce(g, 'ReduceSum', g.add('Mul', [m, e_col], hint=hint + '_mj'), [rows_axis],
+                   keepdims=True, hint=hint + '_row_j')
+    row_p = reduce(g, 'ReduceSum', g.add('Mul', [m, p_col], hint=hint + '_mp'), [rows_axis],
+                   keepdims=True, hint=hint + '_row_p')
+    gap = g.add('Sub', [row_p, row_j], hint=hint + '_gap')
+    swapped = g.add('Sub', [g.add('Add', [m, g.add('Mul', [e_col, gap], hint=hint + '_up')],
+                                  hint=hint + '_s1'),
+                            g.add('Mul', [p_col, gap], hint=hint + '_down')], hint=hint + '_sw')
+    return pick, row_p, swapped

@@ -9,7 +9,7 @@ from ... import _deps
 from .. import subgraph
 from ..registry import translator
 from .common import cast, reduce, reshape_to, scalar
-from .loops import one_hot
+from .loops import one_hot, pivot_swap
 
 __all__ = []
 
@@ -18,36 +18,20 @@ _F64 = np.float64
 
 def _body(g, shape, hint):
     n, rank = shape[-1], len(shape)
-    rows_axis, cols_axis = rank - 2, rank - 1
+    cols_axis = rank - 1
     one_shape = shape[:-2] + [1, 1]
     names = [g.fresh(hint + s) for s in ('_i', '_cond', '_j', '_m', '_log', '_sign')]
     number, cond_in, j, m, log_in, sign_in = names
     _, e_row, e_col = one_hot(g, n, j, hint)
-    row_ids = g.constant(np.arange(n, dtype=_F64).reshape(n, 1), hint + '_row_ids')
     zero, one = scalar(g, 0, _F64, 'zero'), scalar(g, 1, _F64, 'one')
-    column = reduce(g, 'ReduceSum', g.add('Mul', [m, e_row], hint=hint + '_mc'), [cols_axis],
-                    keepdims=True, hint=hint + '_column')                       # ... n 1
-    size = g.add('Where', [g.add('GreaterOrEqual', [row_ids, j], hint=hint + '_eligible'),
-                           g.add('Abs', [column], hint=hint + '_abs'),
-                           scalar(g, -1, _F64, 'minus_one')], hint=hint + '_size')
-    pick = cast(g, g.add('ArgMax', [size], hint=hint + '_pick', axis=rows_axis, keepdims=1),
-                _F64, hint=hint + '_pickf')                                     # ... 1 1
-    p_col = cast(g, g.add('Equal', [row_ids, pick], hint=hint + '_at_pivot'), _F64,
-                 hint=hint + '_p_col')
-    row_j = reduce(g, 'ReduceSum', g.add('Mul', [m, e_col], hint=hint + '_mj'), [rows_axis],
-                   keepdims=True, hint=hint + '_row_j')
-    row_p = reduce(g, 'ReduceSum', g.add('Mul', [m, p_col], hint=hint + '_mp'), [rows_axis],
-                   keepdims=True, hint=hint + '_row_p')
-    gap = g.add('Sub', [row_p, row_j], hint=hint + '_gap')
-    swapped = g.add('Sub', [g.add('Add', [m, g.add('Mul', [e_col, gap], hint=hint + '_up')],
-                                  hint=hint + '_s1'),
-                            g.add('Mul', [p_col, gap], hint=hint + '_down')], hint=hint + '_sw')
+    pick, row_p, swapped = pivot_swap(g, m, j, e_col, e_row, n, rank, hint)
     pivot = reduce(g, 'ReduceSum', g.add('Mul', [row_p, e_row], hint=hint + '_pv'),
                    [cols_axis], keepdims=True, hint=hint + '_pivot')            # ... 1 1
     singular = g.add('Equal', [pivot, zero], hint=hint + '_singular')
     safe = g.add('Where', [singular, one, pivot], hint=hint + '_safe')
     factors = reduce(g, 'ReduceSum', g.add('Mul', [swapped, e_row], hint=hint + '_f'),
                      [cols_axis], keepdims=True, hint=hint + '_factors')        # ... n 1
+    row_ids = g.constant(np.arange(n, dtype=_F64).reshape(n, 1), hint + '_row_ids')
     below = cast(g, g.add('Greater', [row_ids, j], hint=hint + '_below'), _F64,
                  hint=hint + '_below_f')
     m_out = g.add('Sub', [swapped, g.add('Mul', [g.add('Mul', [factors, below],
