@@ -44,6 +44,7 @@ from .base import group_pairs
 from .compression import packed_nbytes
 from .dist_base import DistStore
 from .fusion import Fusion
+from .shared import add_in_rank_order
 from .sparse import (sum_row_sparse, store_pushed, allreduce_row_sparse,
                      broadcast_row_sparse, warn_sparse_pull)
 
@@ -75,6 +76,12 @@ class DistSyncKVStore(DistStore):
         self._fusion = Fusion(self._transport)
         self._merged = {}       # key -> host buffer of the round's sum (with an updater)
         self._repeat = None     # what the last pushpull worked out, see _Repeat
+        # key -> (stored host array, every worker's part): a sum not yet copied into the
+        # stored value, still readable in the shared slots (see _reduce_replacing)
+        self._pending = {}
+        self._superseded = ()
+        if getattr(self._transport, 'shared', None) is not None:
+            self._transport.add_round_hook(self._materialize)
         self._last_round = None     # (keys, stored, sends, recvs, reduced) of the last _push
 
     # ---- init ------------------------------------------------------------------------
@@ -137,7 +144,8 @@ class DistSyncKVStore(DistStore):
         if not groups:
             return {}
         keys = [k for k, _ in groups]
-        stored = [self._stored(k) for k in keys]
+        replaced = self._updater is None and self._compression is None
+        stored = [self._stored(k, materialize=not replaced) for k in keys]
         sends = [self._worker_sum(k, vals, s) for (k, vals), s in zip(groups, stored)]
         reduced = {}
         if in_place and self._compression is None:
@@ -153,6 +161,9 @@ class DistSyncKVStore(DistStore):
         self._last_round = (keys, stored, sends, recvs, reduced) if not sparse else None
         if self._compression is not None:
             self._reduce_compressed(keys, sends, recvs)
+        elif replaced:
+            self._reduce_replacing(keys, stored, sends, recvs, reduced)
+            return reduced
         else:
             self._fusion.allreduce(keys, sends, recvs)
         if self._updater is None:
@@ -168,6 +179,43 @@ class DistSyncKVStore(DistStore):
             for k, g, s in zip(keys, grads, stored):
                 self._updater(k, g, s)
         return {}
+
+    def _reduce_replacing(self, keys, stored, sends, recvs, reduced):
+        """The round of a push without updater: the sum replaces the stored values. A
+        sum added up in a pushed array (``reduced``) reaches its stored value lazily when
+        the round went through shared memory: until this worker's next round the slots
+        still hold every worker's part, so the copy is made only if someone reads the
+        stored value (:meth:`_stored`) or another round comes first (the transport's
+        round hook); a later push of the key replaces it without any copy."""
+        self._superseded = set(keys)       # the round hook need not copy these
+        try:
+            parts = self._fusion.allreduce(keys, sends, recvs)
+        finally:
+            self._superseded = ()
+        for k in keys:
+            self._pending.pop(k, None)
+        for i, (k, s, r) in enumerate(zip(keys, stored, recvs)):
+            if k in reduced and parts is not None and isinstance(s._data, np.ndarray):
+                self._pending[k] = (s._data, parts[i])
+            elif k in reduced or _device.is_gpu(s.context):
+                _device.copy_into(s._data, r)
+
+    def _stored(self, key, materialize=True):
+        """The stored value of ``key`` (its pending sum copied in first, see
+        :meth:`_reduce_replacing`, unless it is about to be replaced)."""
+        if materialize and key in self._pending:
+            data, parts = self._pending.pop(key)
+            add_in_rank_order(parts, data)
+        return super()._stored(key)
+
+    def _materialize(self, invalidate=True):
+        """Copy the pending sums into their stored values: all of them when the slots
+        are about to be reallocated (``invalidate``), else those the round that starts
+        does not replace."""
+        for k in list(self._pending):
+            if invalidate or k not in self._superseded:
+                data, parts = self._pending.pop(k)
+                add_in_rank_order(parts, data)
 
     def _push_row_sparse(self, groups):
         """row_sparse pushes: each worker's sum over its devices, gathered from every worker
@@ -249,22 +297,25 @@ class DistSyncKVStore(DistStore):
     def _pushpull_again(self, repeat):
         """A pushpull of the very arrays of the previous one: its work, without parsing,
         grouping and checking the arguments again."""
-        self._fusion.allreduce(repeat.keys, repeat.sends, repeat.recvs)
         if self._updater is None:
-            for stored, recv in repeat.kept:
-                np.copyto(stored, recv, casting='unsafe')
+            self._reduce_replacing(repeat.keys, repeat.stored, repeat.sends, repeat.recvs,
+                                   repeat.reduced)
         elif isinstance(self._updater, opt.Updater):
+            self._fusion.allreduce(repeat.keys, repeat.sends, repeat.recvs)
             self._updater(repeat.keys, repeat.grads, repeat.stored)
         else:
+            self._fusion.allreduce(repeat.keys, repeat.sends, repeat.recvs)
             for k, g, s in zip(repeat.keys, repeat.grads, repeat.stored):
                 self._updater(k, g, s)
+        for k in repeat.pulled_keys:
+            self._stored(k)         # a pending sum the pull copies out
         for dst, src in repeat.copies:
             np.copyto(dst, src, casting='unsafe')
 
     def _pull_pushed(self, outs, reduced):
         """The pull of a pushpull: ``outs`` [(key, arrays)] get the stored values."""
         for k, dsts in outs:
-            stored = self._stored(k)
+            stored = self._stored(k, materialize=False)
             for dst in dsts:
                 if dst.shape != stored.shape:
                     raise MXNetError('pull of key %r: output has shape %s, the stored value '
@@ -275,9 +326,9 @@ class DistSyncKVStore(DistStore):
                     if dst.stype != 'default':
                         warn_sparse_pull(self, k)
                     else:
-                        stored.copyto(dst)
+                        self._stored(k).copyto(dst)
                 elif reduced.get(k) is not dst._data:     # else it holds the sum already
-                    _device.copy_into(dst._data, stored._data)
+                    _device.copy_into(dst._data, self._stored(k)._data)
 
     # ---- optimizer states -------------------------------------------------------------------
     def save_optimizer_states(self, fname, dump_optimizer=False):
@@ -336,10 +387,12 @@ class _Repeat:
         self.out = None if out is None else _flat(out)
         self.datas = [a._data for a in self.value + (self.out or [])]
         self.keys, self.stored, self.sends, self.recvs = keys, stored, sends, recvs
-        self.kept = [(s._data, r) for k, s, r in zip(keys, stored, recvs) if k in reduced]
+        self.reduced = reduced
         self.grads = [NDArray(r, s.context) for r, s in zip(recvs, stored)]
         self.copies = [(vals[0]._data, s._data) for (k, vals), s in zip(outs, stored)
                        if pulled.get(k) is not vals[0]._data]
+        self.pulled_keys = [k for (k, vals), s in zip(outs, stored)
+                            if pulled.get(k) is not vals[0]._data]
         return self
 
     def matches(self, key, value, out, updater):

@@ -95,15 +95,16 @@ class Fusion:
 
     def allreduce(self, keys, sends, recvs):
         """``recvs[i]`` = the sum over workers of ``sends[i]`` (host arrays; a send may be
-        its own recv). Every worker calls this with the same keys, shapes and dtypes."""
+        its own recv). Every worker calls this with the same keys, shapes and dtypes.
+        Returns every worker's part of each array when the round went through shared
+        memory (see ``WorkerTransport.reduce_shared``), else None."""
         if not keys:
-            return
+            return None
         plan = self._plan(ALLREDUCE, keys, sends)
         transport = self.transport
         if transport.shared is not None and transport.shared.fits(plan.nbytes):
-            transport.reduce_shared(plan.layout, sends, recvs, plan.nbytes,
-                                    _describer(keys), plan.signature)
-            return
+            return transport.reduce_shared(plan.layout, sends, recvs, plan.nbytes,
+                                           _describer(keys), plan.signature)
         for message, offsets, size, sig in zip(plan.messages, plan.offsets, plan.sizes,
                                                plan.signatures):
             describe = _describer([keys[p] for p in message])
@@ -119,6 +120,7 @@ class Fusion:
             transport.allreduce(buf, buf, describe, sig)
             for pos, start, stop in zip(message, offsets[:-1], offsets[1:]):
                 recvs[pos][...] = buf[start:stop].reshape(recvs[pos].shape)
+        return None
 
     def broadcast(self, keys, arrays):
         """Overwrite every array with rank 0's (host arrays, same on every worker)."""

@@ -31,6 +31,7 @@ import socket
 import sys
 import threading
 import time
+import weakref
 import zlib
 
 import numpy as np
@@ -275,6 +276,7 @@ class WorkerTransport:
         self._peer_headers = np.zeros((self.size, 4), dtype=np.int64)
         self._closed = False
         self._exit_hooks = []
+        self._round_hooks = []
         self._stop_hooks = []
         self._native = {}
         self.watchdog = Watchdog()
@@ -298,8 +300,22 @@ class WorkerTransport:
         self._poller.wait(lambda: testall(requests))
         self.watchdog.disarm()
 
+    def add_round_hook(self, hook):
+        """Call ``hook(False)`` before every round of this worker, before its header goes
+        out (until then no peer writes the slots of the previous round), and
+        ``hook(True)`` before the slots are reallocated or freed. A bound method is held
+        weakly."""
+        self._round_hooks.append(weakref.WeakMethod(hook))
+
+    def _run_round_hooks(self, invalidate):
+        for ref in self._round_hooks:
+            hook = ref()
+            if hook is not None:
+                hook(invalidate)
+
     def _exchange(self, kind, sig, describe):
         """Send this rank's header to every peer and receive theirs (one round)."""
+        self._run_round_hooks(False)
         number = self.rounds + 1
         self._header[:] = (kind, number, sig, 0)
         self._peer_headers[:, 1] = -1      # a received header overwrites the round number
@@ -351,6 +367,7 @@ class WorkerTransport:
         slots = self.shared
         if nbytes > slots.capacity:
             self._round(kind, sig, describe)    # agree before the collective allocation
+            self._run_round_hooks(True)
             slots.grow(nbytes)
         parity = (self.rounds + 1) & 1
         write(parity)
@@ -363,13 +380,17 @@ class WorkerTransport:
         """One all-reduce round for many arrays through shared memory (see shared.py):
         ``recvs[i]`` = the sum over workers of ``sends[i]``, which sits in a slot of
         ``nbytes`` as ``layout[i]`` = (byte offset, dtype, shape) says. Needs
-        ``self.shared``."""
+        ``self.shared``. Returns every worker's part of each array (``parts[i]``, in rank
+        order): they stay readable until this worker's next round starts (see
+        :meth:`add_round_hook`)."""
         def write(parity):
             for slot, send in zip(self.shared.views(parity, layout, self.rank)[0], sends):
                 np.copyto(slot, send)
         parity = self._shared_round(ALLREDUCE, nbytes, sig, describe, write)
-        for part, recv in zip(self.shared.views(parity, layout, self.rank)[1], recvs):
+        parts = self.shared.views(parity, layout, self.rank)[1]
+        for part, recv in zip(parts, recvs):
             add_in_rank_order(part, recv)
+        return parts
 
     def _collective(self, call, buf, out):
         send = self.mpi.IN_PLACE if out is buf else buf
@@ -455,6 +476,7 @@ class WorkerTransport:
                            % (self.rank, number - 1, p, _KIND_NAMES.get(peer_kind, 'a call'),
                               number))
         if self.shared is not None:
+            self._run_round_hooks(True)
             self.shared.free()      # every worker is here: the collective free is safe
         if self.rank == 0:
             for hook in self._stop_hooks:

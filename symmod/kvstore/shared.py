@@ -13,7 +13,9 @@ worker adds up all slots itself, in rank order, so every worker computes the sam
 (and the failure handling of the header rounds - exits, timeouts, mismatched keys -
 stays as it is). Two sets of slots alternate between rounds: a worker writes round
 ``r + 2`` only after it has every peer's header of round ``r + 1``, which a peer sends
-only after it has read round ``r``. Broadcasts (``init``) and the all-gathers of 2-bit
+only after it has read round ``r`` (a store that reads a round's parts later, to copy a
+sum into its stored value only when needed, does so in a round hook, before its next
+header goes out). Broadcasts (``init``) and the all-gathers of 2-bit
 compression go the same way, so a one-host job makes no blocking MPI call after its
 stores are created.
 

@@ -76,6 +76,18 @@ def test_pushpull_from_one_device_in_place_and_stored(ranks):
     np.testing.assert_array_equal(ranks[0]['inplace_pull_9'], ranks[0]['inplace_9'])
 
 
+def test_stored_sum_survives_later_rounds_and_slot_growth(ranks):
+    ones = sum(r + 1 for r in range(WORKERS))
+    shared_path = bool(ranks[0]['shared_memory'])
+    for r in ranks:
+        # through shared memory the copy into the stored value waits for a reader
+        assert bool(r['lazy_pending']) == shared_path
+        np.testing.assert_array_equal(r['lazy_after_round'], np.full(5, ones, np.float32))
+        np.testing.assert_array_equal(r['lazy_after_growth'],
+                                      np.full(5, 2 * ones, np.float32))
+        np.testing.assert_array_equal(r['lazy_q2'], np.full(200, ones, np.float32))
+
+
 def test_broadcast_copies_rank0_value_to_every_output(ranks):
     for dev in range(2):
         np.testing.assert_array_equal(ranks[1]['broadcast'][dev], value(3, 0, 0, 4))

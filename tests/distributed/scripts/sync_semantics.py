@@ -63,6 +63,27 @@ saved['inplace_9'] = one.asnumpy()
 one[:] = 0
 saved['inplace_pull_9'] = pulled(9)
 
+# the sum reaches the stored value lazily (from the shared slots), and stays right after
+# rounds of other stores and after the slots were reallocated for a bigger round
+lkv = mx.kv.create('dist_sync')
+lkv.init(['p', 'q1', 'q2'], [mx.nd.zeros((5,)), mx.nd.zeros((200000,)),
+                             mx.nd.zeros((200000,))])
+p = mx.nd.ones((5,)) * (r + 1)
+lkv.pushpull('p', p)
+saved['lazy_pending'] = np.array('p' in getattr(lkv, '_pending', {}))
+kv.barrier()
+p[:] = 0
+saved['lazy_after_round'] = (lambda o: (lkv.pull('p', out=o), o.asnumpy())[1])(
+    mx.nd.zeros((5,)))
+p = mx.nd.ones((5,)) * (r + 1) * 2
+lkv.pushpull('p', p)
+lkv.pushpull(['q1', 'q2'], [mx.nd.ones((200000,)) * (r + 1) for _ in range(2)])
+p[:] = 0
+saved['lazy_after_growth'] = (lambda o: (lkv.pull('p', out=o), o.asnumpy())[1])(
+    mx.nd.zeros((5,)))
+saved['lazy_q2'] = (lambda o: (lkv.pull('q2', out=o), o.asnumpy())[1])(
+    mx.nd.zeros((200000,)))[::1000]
+
 # broadcast: rank 0's value lands in every output
 bouts = [mx.nd.zeros((2, 3), ctx=c) for c in ctxs]
 kv.broadcast(11, mx.nd.array(value(3, r, 0, 4)), out=bouts)
@@ -121,7 +142,7 @@ over = [nd(k, 0, 30) for k in str_keys]
 shared_rounds = []
 reduce_shared = okv._transport.reduce_shared
 okv._transport.reduce_shared = lambda *args: (shared_rounds.append(args),
-                                              reduce_shared(*args))
+                                              reduce_shared(*args))[1]
 okv.pushpull(str_keys, over)
 okv._transport.reduce_shared = reduce_shared
 saved['over_slot_shared_rounds'] = np.array(len(shared_rounds))
