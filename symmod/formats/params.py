@@ -367,7 +367,31 @@ def _read_sparse(reader, what, stype):
     data = _read_data(reader, what + ' values', dtype, storage_shape)
     aux = [_read_data(reader, '%s aux %d' % (what, i), t, s)
            for i, (t, s) in enumerate(zip(aux_types, aux_shapes))]
+    _check_sparse_indices(reader, what, stype, aux, shape)
     return SparseRecord(stype, data, aux, shape)
+
+
+def _check_sparse_indices(reader, what, stype, aux, shape):
+    """Refuse indices that point outside the array (a damaged file): every later use
+    (scipy, the kernels) would read or write out of bounds."""
+    if stype == 'csr':
+        indptr, indices = aux
+        nnz = len(indices)
+        if not len(indptr) and nnz:
+            raise reader.error('%s: csr record stores %d values but has no indptr'
+                               % (what, nnz))
+        if len(indptr) and (indptr[0] != 0 or indptr[-1] != nnz
+                            or np.any(np.diff(indptr.astype(np.int64)) < 0)):
+            raise reader.error('%s: csr indptr must start at 0, never decrease and end at '
+                               'the number of stored values (%d)' % (what, nnz))
+        if nnz and (indices.min() < 0 or indices.max() >= shape[1]):
+            raise reader.error('%s: csr column indices must lie in [0, %d)' % (what, shape[1]))
+    else:
+        indices = aux[0]
+        if len(indices) and (indices.min() < 0 or indices.max() >= shape[0]
+                             or np.any(np.diff(indices.astype(np.int64)) <= 0)):
+            raise reader.error('%s: row_sparse indices must be ascending and lie in [0, %d)'
+                               % (what, shape[0]))
 
 
 def _read_record(reader, what):

@@ -9,6 +9,7 @@ OverflowError, RecursionError, a hang or a crash is a bug.
 """
 import copy
 import json
+import pathlib
 import random
 import struct
 
@@ -21,6 +22,7 @@ from symmod.formats import states as states_format
 from symmod.optimizer.updater import load_states_file
 
 SEED = 11
+SPARSE_DATA = pathlib.Path(__file__).resolve().parents[1] / 'data' / 'sparse'
 CASES = 200          # per loader; the whole file runs in seconds
 
 
@@ -146,6 +148,34 @@ def test_params_fuzz(tmp_path, rng):
         path = tmp_path / ('case%d.params' % case)
         path.write_bytes(damage_bytes(rng, base))
         check(mx.nd.load, path, escaped)
+    assert not escaped, '\n'.join(escaped)
+
+
+def _load_and_read(fname):
+    """nd.load, then what a user does next with a sparse array: its dense value, its
+    parts, and a check of its structure."""
+    loaded = mx.nd.load(fname)
+    for array in (loaded.values() if isinstance(loaded, dict) else loaded):
+        try:
+            array.asnumpy()
+            if array.stype != 'default':
+                array.data.asnumpy()
+                array.indices.asnumpy()
+                array.check_format(full_check=True)
+        except MXNetError as err:
+            raise MXNetError('%s: %s' % (fname, err)) from None
+
+
+def test_sparse_records_fuzz(tmp_path):
+    # MXNet-written csr and row_sparse records (storage type, aux types and shapes)
+    # damaged: loading and reading them may only raise MXNetError
+    rng = random.Random(SEED + 1)
+    escaped = []
+    base = (SPARSE_DATA / 'sparse_dict.nd').read_bytes()
+    for case in range(CASES):
+        path = tmp_path / ('case%d.nd' % case)
+        path.write_bytes(damage_bytes(rng, base))
+        check(_load_and_read, path, escaped)
     assert not escaped, '\n'.join(escaped)
 
 
