@@ -206,6 +206,8 @@ class NDArray:
         NDArray
             The destination array.
         """
+        if _pending.PENDING and _pending.peek(self) is not None:
+            return _pending_copy(self, lambda: self.copyto(other))  # the copy holds it too
         if isinstance(other, NDArray):
             if other is self:
                 return other
@@ -389,8 +391,8 @@ class NDArray:
         return result.reshape(tuple(shape) or (1,))
 
     def __getitem__(self, key):
-        if _pending.PENDING:
-            _pending.check(self)
+        if _pending.PENDING and _pending.peek(self) is not None:
+            return _pending_copy(self, lambda: self[key])      # the part holds it too
         if self._recorded():
             return self._recorded_getitem(key)
         if isinstance(key, NDArray):
@@ -705,6 +707,19 @@ class NDArray:
         shape_info = 'x'.join('%d' % x for x in self.shape)
         return '\n%s\n<%s %s @%s>' % (str(self._host()), type(self).__name__,
                                       shape_info, self._ctx)
+
+
+def _pending_copy(array, make):
+    """``make()`` (a slice or copy of ``array``, which holds an operator error not yet
+    reported), its result holding the error too."""
+    error = _pending.peek(array)
+    _pending.discard([array])
+    try:
+        result = make()
+    finally:
+        _pending.defer([array], error)
+    _pending.defer([result], error)
+    return result
 
 
 # ---- creation functions -----------------------------------------------------------

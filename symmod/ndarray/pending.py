@@ -1,21 +1,37 @@
 """Operator errors that surface at the next read, as MXNet's asynchronous engine reports
 them.
 
-MXNet runs a bound graph's operators asynchronously: an error inside one (an index out
-of range with ``mode='raise'``, an exception in a CustomOp) is not raised by
-``Executor.forward`` but stored on the outputs, and raised once by the first read of one
-of them (``asnumpy``, ``asscalar``, ``wait_to_read``, ``mx.nd.waitall``, an operator
-reading it). symmod computes synchronously and keeps the error here until that read.
+MXNet runs operators asynchronously: an error inside one (an index out of range with
+``mode='raise'``, an exception in a CustomOp) is not raised by ``Executor.forward`` but
+stored on the outputs, passed on to what is computed from them, and raised once by the
+first read (``asnumpy``, ``asscalar``, ``wait_to_read``, ``mx.nd.waitall``, backward).
+symmod computes synchronously and keeps the error here until that read: every operator
+error of a bound graph's forward pass, and the value-dependent ones
+(:class:`ValueDependentError`) of imperative calls, whose results, copies and slices
+pass it on.
 """
 import weakref
 
-__all__ = ['defer', 'discard', 'check', 'check_all', 'raise_any']
+from ..base import MXNetError
+
+__all__ = ['ValueDependentError', 'defer', 'discard', 'peek', 'inherit', 'check', 'check_all',
+           'raise_any']
+
+
+class ValueDependentError(MXNetError):
+    """An operator error that depends on the values of its arrays (an index out of range,
+    a negative scale): imperative calls hold it for the first read too, as MXNet's engine
+    does. Errors in shapes and parameters are raised at the call."""
 
 PENDING = {}        # id(NDArray) -> (weak reference to it, the error)
 
 
 def defer(arrays, error):
     """Hold ``error`` for each of ``arrays`` until one of them is read."""
+    # without its traceback: the frames it references (and their arrays) stay alive
+    # otherwise, so an array dropped unread would keep holding the error
+    error.__traceback__ = None
+    error.__cause__ = error.__context__ = None
     for array in arrays:
         key = id(array)
         PENDING[key] = (weakref.ref(array, lambda _, key=key: PENDING.pop(key, None)), error)
@@ -25,6 +41,14 @@ def discard(arrays):
     """Drop the errors held for ``arrays`` (they are being written anew)."""
     for array in arrays:
         PENDING.pop(id(array), None)
+
+
+def peek(array):
+    """The error held for ``array`` (still held), or None."""
+    entry = PENDING.get(id(array))
+    if entry is not None and entry[0]() is array:
+        return entry[1]
+    return None
 
 
 def check(array):

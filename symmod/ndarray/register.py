@@ -62,7 +62,7 @@ def invoke(op, inputs, out=None):
     signature allocate the outputs and run the kernel (``_invoke_planned``).
     """
     if _pending.PENDING:
-        _pending.check_all(inputs)      # an input whose operator failed: report it here
+        return _invoke_inheriting(op, inputs, out)
     signature = None
     # value-sized outputs (boolean_mask's output_shapes) are worked out on every call
     if out is None and inputs and not op.stateful and not op.makes_sparse \
@@ -82,6 +82,31 @@ def invoke(op, inputs, out=None):
     return result
 
 
+def _invoke_inheriting(op, inputs, out):
+    """A call while some operator error is held: outputs computed from an array holding
+    one hold it too (the call runs, as MXNet's engine would, on whatever values)."""
+    error = next((e for e in map(_pending.peek, inputs) if e is not None), None)
+    if error is None:
+        return _invoke_checked(op, inputs, out)[0]
+    _pending.discard(inputs)            # read without raising, then passed on
+    try:
+        result, _ = _invoke_checked(op, inputs, out)
+    finally:
+        _pending.defer(inputs, error)
+    _pending.defer(result if isinstance(result, list) else [result], error)
+    return result
+
+
+def _run_forward(op, is_train, req, in_data, out_data, aux):
+    """``op.forward``; a value-dependent error it raises is returned (held for the
+    outputs' first read, as MXNet's engine reports it) instead of raised."""
+    try:
+        op.forward(is_train, req, in_data, out_data, aux)
+    except _pending.ValueDependentError as err:
+        return err
+    return None
+
+
 def _invoke_planned(op, inputs, plan):
     """A call whose signature an earlier call checked: outputs as that call inferred."""
     n_args, n_visible, out_meta = plan
@@ -89,11 +114,13 @@ def _invoke_planned(op, inputs, plan):
     out_data = [np.empty(shape, dtype=dtype) for shape, dtype in out_meta]
     ctx = inputs[0].context
     start = _profiler.clock() if _profiler._imperative_on else None
-    op.forward(autograd.is_training(), ['write'] * len(out_data), host[:n_args], out_data,
-               host[n_args:])
+    error = _run_forward(op, autograd.is_training(), ['write'] * len(out_data), host[:n_args],
+                         out_data, host[n_args:])
     if start is not None:
         _profiler.record_operator(op.name, None, ctx, start, _profiler.clock())
     results = [NDArray(a, ctx) for a in out_data]
+    if error is not None:
+        _pending.defer(results, error)
     if autograd.is_recording():
         autograd._record_op(op, inputs, results)
     return results[0] if n_visible == 1 else results[:n_visible]
@@ -161,7 +188,7 @@ def _invoke_checked(op, inputs, out):
         else:
             out_data.append(np.empty(shape, dtype=dtype))
     start = _profiler.clock() if _profiler._imperative_on else None
-    op.forward(autograd.is_training(), ['write'] * n_out, in_data, out_data, aux)
+    error = _run_forward(op, autograd.is_training(), ['write'] * n_out, in_data, out_data, aux)
     if start is not None:
         _profiler.record_operator(op.name, None, ctx if ctx is not None else current_context(),
                                   start, _profiler.clock())
@@ -177,6 +204,8 @@ def _invoke_checked(op, inputs, out):
         else:
             results.append(NDArray(out_data[i] if on_host
                                    else device.to_context(out_data[i], ctx), ctx))
+    if error is not None:
+        _pending.defer(results, error)
     if autograd.is_recording():
         autograd._record_op(op, inputs, results)
     visible = results[:n_visible]

@@ -97,8 +97,10 @@ class take(Operator):
     def _indices(self, indices, size):
         if self.mode == 'raise':
             if indices.size and (indices.min() < 0 or indices.max() > size - 1):
-                raise MXNetError('take: indices out of bound: values must be in [0, %d], found '
-                                 'min %s and max %s' % (size - 1, indices.min(), indices.max()))
+                from ..ndarray.pending import ValueDependentError
+                raise ValueDependentError('take: indices out of bound: values must be in '
+                                          '[0, %d], found min %s and max %s'
+                                          % (size - 1, indices.min(), indices.max()))
         return _bound(_as_index(indices).reshape(-1), size, self.mode)
 
     def _split(self, shape):

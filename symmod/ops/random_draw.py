@@ -76,12 +76,14 @@ def _sample_type(opname, given, inferred, default):
 
 
 def _checked_draw(opname, draw, params, shape):
+    from ..ndarray.pending import ValueDependentError
     """Samples from ``draw``; invalid parameters (numpy's ValueError: a negative scale)
     are an MXNetError naming the operator, as MXNet's parameter checks are."""
     try:
         return np.asarray(draw(_rng(), *params, size=shape))
     except ValueError as err:
-        raise MXNetError('%s: invalid distribution parameters: %s' % (opname, err)) from None
+        raise ValueDependentError('%s: invalid distribution parameters: %s'
+                                  % (opname, err)) from None
 
 
 class _Sampler(Operator):

@@ -16,8 +16,11 @@ def _failing_take():
 
 
 @pytest.mark.parametrize('read', [lambda y: y.asnumpy(), lambda y: y.wait_to_read(),
-                                  lambda y: y[0], lambda y: mx.nd.waitall(),
-                                  lambda y: y + 1])
+                                  lambda y: mx.nd.waitall(),
+                                  # what is computed from the output, a slice or a copy
+                                  # holds the error until it is read (MXNet propagates it)
+                                  lambda y: y[0].asnumpy(), lambda y: (y + 1).asnumpy(),
+                                  lambda y: y.copy().wait_to_read()])
 def test_error_is_raised_by_the_first_read(read):
     exe = _failing_take()
     with pytest.raises(mx.MXNetError, match='indices out of bound'):
@@ -40,9 +43,29 @@ def test_a_new_forward_replaces_the_error():
 
 
 def test_other_arrays_are_not_affected():
-    _failing_take()
+    exe = _failing_take()                   # noqa: F841  (its outputs hold the error)
     other = mx.nd.ones((2,))
     np.testing.assert_array_equal(other.asnumpy(), [1, 1])
     with pytest.raises(mx.MXNetError):
         mx.nd.waitall()
     mx.nd.waitall()
+
+
+def test_imperative_value_errors_surface_at_the_read():
+    # as MXNet's engine: the call returns; what is computed from its result holds the
+    # error; the first read raises it, once
+    bad = mx.nd.random.normal(0, -1, shape=(2, 2))
+    prod = mx.nd.dot(mx.nd.ones((2, 2)), bad)
+    first, second = prod                    # slices hold it too
+    with pytest.raises(mx.MXNetError, match='scale < 0'):
+        first.asnumpy()
+    second.asnumpy()
+    taken = mx.nd.take(mx.nd.ones((3, 2)), mx.nd.array([7]), mode='raise')
+    with pytest.raises(mx.MXNetError, match='indices out of bound'):
+        mx.nd.waitall()
+    del taken
+
+
+def test_imperative_shape_errors_still_raise_at_the_call():
+    with pytest.raises(mx.MXNetError):
+        mx.nd.dot(mx.nd.ones((2, 3)), mx.nd.ones((2, 3)))
