@@ -4,7 +4,11 @@ As in MXNet 1.9.1, the weights live on servers (see ``server.py``). A worker's
 ``push`` sends its sum over its devices to the server that holds the key, which runs
 the optimizer on it at once, without waiting for the other workers; ``pull``
 returns whatever the server holds at that moment; ``pushpull`` returns the value
-right after the worker's own push. Every push is applied exactly once, in the order
+right after the worker's own push. row_sparse values work as in MXNet: a key initialized
+with one is held row_sparse by its server, pushed row_sparse gradients travel as (row
+indices, rows) and get the optimizer's lazy or standard sparse update there, and
+``row_sparse_pull`` fetches only the requested rows; ``pull`` leaves sparse
+destinations alone unless ``ignore_sparse=False``. Every push is applied exactly once, in the order
 the server receives them. The optimizer must run on the servers (``set_optimizer``:
 Module and gluon.Trainer use ``update_on_kvstore=True``); pushing without one raises.
 
@@ -21,6 +25,7 @@ from ..base import MXNetError
 from ..formats import states as states_format
 from ..formats.atomic import atomic_write
 from ..ndarray import device as _device
+from ..ndarray.sparse_array import RowSparseStorage
 from .. import optimizer as opt
 from ..optimizer.updater import load_states_file
 from . import mpi
@@ -28,9 +33,11 @@ from .base import group_pairs
 from .compression import packed_nbytes
 from .dist_base import DistStore
 from .fusion import describe_keys
-from .server import (ServerState, light_param_dict, decode_push, threshold_word, INIT, PUSH,
-                     PULL, PUSHPULL, OPTIMIZER, GET_STATES, SET_STATES, FLUSH, STOP,
+from .server import (ServerState, light_param_dict, decode_push, threshold_word, encode_rows,
+                     decode_rows, INIT, PUSH, PULL, PUSHPULL, OPTIMIZER, GET_STATES,
+                     SET_STATES, FLUSH, STOP, INIT_ROWS, PUSH_ROWS, PULL_ROWS,
                      TAG_REQUEST, TAG_DATA, TAG_REPLY)
+from .sparse import row_sparse_targets, sum_row_sparse, warn_sparse_pull
 
 __all__ = ['DistAsyncKVStore', 'ASYNC_TYPES', 'stop_servers']
 
@@ -69,6 +76,7 @@ class DistAsyncKVStore(DistStore):
                                           self._transport.size + 1, mpi.ENV_SERVERS))
         self._ids = {}          # key -> key id on the servers
         self._meta = {}         # key -> (shape, dtype)
+        self._sparse = set()    # the keys initialized with row_sparse values
 
     # ---- keys ------------------------------------------------------------------------
     def _known(self, key):
@@ -80,19 +88,44 @@ class DistAsyncKVStore(DistStore):
         return meta
 
     @staticmethod
-    def _check_dense(what, key, array):
-        if array.stype != 'default':
-            raise MXNetError("dist_async: %s of key %r with %s storage: symmod's asynchronous "
-                             "servers hold dense values only (row_sparse values, "
-                             "row_sparse_pull and lazy updates work with the 'local', "
-                             "'device' and 'dist_sync' stores)" % (what, key, array.stype))
+    def _check_storage(what, key, array):
+        if array.stype == 'csr':
+            raise MXNetError("dist_async: %s of key %r with csr storage: the servers hold "
+                             "dense and row_sparse values" % (what, key))
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        """Refused: the asynchronous servers hold dense values only."""
-        for k, dst in self._parse(key, out, 'out'):
-            self._check_dense('row_sparse_pull', k, dst)
-        raise MXNetError("dist_async: row_sparse_pull needs row_sparse values, which symmod's "
-                         "asynchronous servers do not hold; use pull")
+        """Pull only the given rows of row_sparse values into row_sparse ``out`` arrays.
+
+        Parameters
+        ----------
+        key : str, int, or list of str or int
+            The keys; they must have been initialized with row_sparse values.
+        out : RowSparseNDArray, or (nested) list of them
+            Destinations; each receives the servers' current rows at its ``row_ids``.
+        priority : int, optional
+            Accepted for compatibility.
+        row_ids : NDArray or list of NDArray
+            Row indices per destination (need not be unique or sorted).
+        """
+        triples, copies = row_sparse_targets(self, key, out, row_ids)
+        for k, dst, rows in triples:
+            shape, dtype = self._known(k)
+            if k not in self._sparse:
+                raise MXNetError('row_sparse_pull of key %r: PullRowSparse expects a '
+                                 'row_sparse stored value, found default' % (k,))
+            if dst.stype != 'row_sparse':
+                raise MXNetError('row_sparse_pull of key %r: the output must be row_sparse, '
+                                 'found %s' % (k, dst.stype))
+            if tuple(dst.shape) != tuple(shape):
+                raise MXNetError('row_sparse_pull of key %r: output has shape %s, the stored '
+                                 'value has shape %s' % (k, dst.shape, shape))
+            ids = np.unique(np.asarray(rows._host()).reshape(-1).astype(np.int64))
+            ids = ids[(ids >= 0) & (ids < shape[0])]
+            data = self._servers.pull_rows(self._ids[k], k, ids)
+            data = data.view(dtype).reshape((len(ids),) + tuple(shape[1:]))
+            dst._set_storage(RowSparseStorage(data.astype(dst.dtype, copy=False), ids, shape))
+        for src, dst in copies:
+            src.copyto(dst)
 
     def _check_shape(self, what, key, array):
         shape, _ = self._known(key)
@@ -113,14 +146,18 @@ class DistAsyncKVStore(DistStore):
         """
         pairs = self._parse(key, value, 'value')
         for k, v in pairs:
-            self._check_dense('init', k, v)
+            self._check_storage('init', k, v)
         self._new_keys(pairs, self._meta)
         for k, v in pairs:
             kid = len(self._ids)
             self._ids[k] = kid
-            self._meta[k] = (v.shape, np.dtype(v.dtype))
+            self._meta[k] = (tuple(v.shape), np.dtype(v.dtype))
             self._order[k] = len(self._order) if isinstance(k, str) else k
-            if self.rank == 0:
+            if v.stype == 'row_sparse':
+                self._sparse.add(k)
+                if self.rank == 0:
+                    self._servers.init_rows(kid, k, v._data)
+            elif self.rank == 0:
                 self._servers.init(kid, k, np.ascontiguousarray(v._host()))
         self._transport.barrier('init of %s' % describe_keys([k for k, _ in pairs]))
 
@@ -137,15 +174,38 @@ class DistAsyncKVStore(DistStore):
         priority : int, optional
             Accepted for compatibility.
         """
+        self._push_rows(key, value)
         keys, payloads, words = self._payloads(key, value)
-        self._servers.push([self._ids[k] for k in keys], keys, payloads, words)
+        if keys:
+            self._servers.push([self._ids[k] for k in keys], keys, payloads, words)
+
+    def _push_rows(self, key, value):
+        """Send the pushes of row_sparse keys: each one's sum over this worker's devices
+        as (indices, rows); the servers run the optimizer's sparse update on it."""
+        groups = group_pairs(self._parse(key, value, 'value'), self._sort_key)
+        sparse = [(k, values) for k, values in groups
+                  if k in self._sparse or any(v.stype == 'row_sparse' for v in values)]
+        if not sparse:
+            return
+        if self._compression is not None:
+            raise MXNetError('dist_async: gradient compression is not supported for '
+                             'row_sparse keys (%s)' % describe_keys([k for k, _ in sparse]))
+        for k, values in sparse:
+            for v in values:
+                self._check_storage('push', k, v)
+            total = sum_row_sparse(k, values, self._meta[k][0])
+            storage = total._data if total.stype == 'row_sparse' else RowSparseStorage(
+                total._host(), np.arange(total.shape[0], dtype=np.int64), total.shape)
+            self._servers.push_rows(self._ids[k], k, storage)
 
     def _payloads(self, key, value):
         groups = group_pairs(self._parse(key, value, 'value'), self._sort_key)
         keys, payloads, words = [], [], []
         for k, values in groups:
+            if k in self._sparse or any(v.stype == 'row_sparse' for v in values):
+                continue
             for v in values:
-                self._check_dense('push', k, v)
+                self._check_storage('push', k, v)
                 self._check_shape('push', k, v)
             total = np.array(values[0]._host(), copy=len(values) > 1)
             for v in values[1:]:
@@ -180,8 +240,17 @@ class DistAsyncKVStore(DistStore):
         groups = group_pairs(self._parse(key, out, 'out'), self._sort_key)
         for k, outs in groups:
             for dst in outs:
-                self._check_dense('pull', k, dst)
+                self._check_storage('pull', k, dst)
                 self._check_shape('pull', k, dst)
+        if ignore_sparse:
+            # MXNet skips sparse destinations (row_sparse_pull fills them), with a notice
+            for k, outs in groups:
+                if any(dst.stype != 'default' for dst in outs):
+                    warn_sparse_pull(self, k)
+            groups = [(k, [d for d in outs if d.stype == 'default']) for k, outs in groups]
+            groups = [(k, outs) for k, outs in groups if outs]
+        if not groups:
+            return
         values = self._servers.pull([self._ids[k] for k, _ in groups], [k for k, _ in groups])
         self._deliver(groups, values)
 
@@ -190,7 +259,11 @@ class DistAsyncKVStore(DistStore):
             shape, dtype = self._meta[k]
             value = raw.view(dtype).reshape(shape)
             for dst in outs:
-                _device.copy_into(dst._data, value)
+                if dst.stype == 'row_sparse':       # every row (pull with ignore_sparse=False)
+                    dst._set_storage(RowSparseStorage(value.astype(dst.dtype), np.arange(
+                        shape[0], dtype=np.int64), shape))
+                else:
+                    _device.copy_into(dst._data, value)
 
     def pushpull(self, key, value, out=None, priority=0):
         """Push, then pull each key's value right after this worker's push.
@@ -206,6 +279,12 @@ class DistAsyncKVStore(DistStore):
         priority : int, optional
             Accepted for compatibility.
         """
+        pushed = self._parse(key, value, 'value')
+        if any(k in self._sparse or v.stype == 'row_sparse' for k, v in pushed):
+            # as MXNet: the push, then a pull that leaves sparse destinations alone
+            self.push(key, value, priority)
+            self.pull(key, value if out is None else out, priority)
+            return
         keys, payloads, words = self._payloads(key, value)
         groups = group_pairs(self._parse(key, value if out is None else out, 'out'),
                              self._sort_key)
@@ -326,6 +405,17 @@ class _InProcess:
         return [np.array(self.state.value(kid), copy=True).reshape(-1).view(np.uint8)
                 for kid in kids]
 
+    def init_rows(self, kid, key, storage):
+        self.state.init_rows(kid, key, decode_rows(encode_rows(storage), storage.shape,
+                                                   storage.dtype))
+
+    def push_rows(self, kid, key, storage):
+        self.state.push_rows(kid, decode_rows(encode_rows(storage), storage.shape,
+                                              storage.dtype))
+
+    def pull_rows(self, kid, key, ids):
+        return np.ascontiguousarray(self.state.rows(kid, ids)).reshape(-1).view(np.uint8)
+
     def pushpull(self, kids, keys, payloads, words):
         self.push(kids, keys, payloads, words)
         return self.pull(kids, keys)
@@ -410,6 +500,20 @@ class _MPIServers:
         self._call([(self._server(kid), INIT, kid, value, 0,
                      (key, value.shape, value.dtype.str))],
                    lambda: 'the init of key %r' % (key,))
+
+    def init_rows(self, kid, key, storage):
+        self._call([(self._server(kid), INIT_ROWS, kid, encode_rows(storage), 0,
+                     (key, tuple(storage.shape), np.dtype(storage.dtype).str))],
+                   lambda: 'the init of key %r' % (key,))
+
+    def push_rows(self, kid, key, storage):
+        self._complete(self._send(self._server(kid), PUSH_ROWS, kid, encode_rows(storage)),
+                       lambda: 'the push of key %r' % (key,))
+
+    def pull_rows(self, kid, key, ids):
+        return self._call([(self._server(kid), PULL_ROWS, kid,
+                            np.ascontiguousarray(ids, dtype=np.int64), 0, None)],
+                          lambda: 'the row_sparse_pull of key %r' % (key,))[0]
 
     def push(self, kids, keys, payloads, words):
         sent = []

@@ -25,14 +25,18 @@ import numpy as np
 from ..base import MXNetError
 from ..ndarray import NDArray
 from ..context import cpu
+from ..ndarray.sparse_array import RowSparseStorage, new_sparse
+from ..ops.sparse.rows import retain_rows
 from . import mpi
 from .compression import unpack_add
 
-__all__ = ['ServerState', 'serve', 'serve_if_server']
+__all__ = ['ServerState', 'serve', 'serve_if_server', 'encode_rows', 'decode_rows']
 
 TAG_REQUEST, TAG_DATA, TAG_REPLY = 0x5e1, 0x5e2, 0x5e3
 # requests (the first word of a header)
 INIT, PUSH, PULL, PUSHPULL, OPTIMIZER, GET_STATES, SET_STATES, FLUSH, STOP = range(1, 10)
+# row_sparse keys: init/push carry (count, indices, rows); PULL_ROWS carries row ids
+INIT_ROWS, PUSH_ROWS, PULL_ROWS = range(10, 13)
 
 
 class ServerState:
@@ -40,16 +44,42 @@ class ServerState:
 
     def __init__(self):
         self.values = {}        # key id -> numpy array (the current weight)
+        self.sparse = {}        # key id -> RowSparseNDArray (the weight of a row_sparse key)
         self.keys = {}          # key id -> the worker's key (what the optimizer sees)
         self.updater = None
 
     def init(self, kid, key, value):
         """Store ``value`` (a numpy array, copied) for ``key`` under id ``kid``."""
         self.values[kid] = np.array(value, copy=True)
+        self.sparse.pop(kid, None)
         self.keys[kid] = key
 
+    def init_rows(self, kid, key, storage):
+        """Store a row_sparse value (a RowSparseStorage, kept) for ``key``."""
+        self.sparse[kid] = new_sparse('row_sparse', storage, cpu())
+        self.values.pop(kid, None)
+        self.keys[kid] = key
+
+    def push_rows(self, kid, storage):
+        """Apply one pushed row_sparse gradient (a RowSparseStorage) to key id ``kid``,
+        whose weight is row_sparse or dense: the optimizer's lazy or standard sparse
+        update, as the 'local' store runs it."""
+        stored = self.sparse.get(kid)
+        if stored is None:
+            stored = NDArray(self.value(kid), cpu())
+        if self.updater is None:
+            raise MXNetError('dist_async needs an optimizer on the servers: call '
+                             'set_optimizer before pushing key %r' % (self.keys[kid],))
+        self.updater(self.keys[kid], new_sparse('row_sparse', storage, cpu()), stored)
+
+    def rows(self, kid, row_ids):
+        """The rows ``row_ids`` of a row_sparse key (zero where not stored)."""
+        return retain_rows(self.sparse[kid]._data, row_ids).data
+
     def value(self, kid):
-        """The current value of key id ``kid``."""
+        """The current value of key id ``kid`` (dense, also for a row_sparse key)."""
+        if kid in self.sparse:
+            return self.sparse[kid].asnumpy()
         stored = self.values.get(kid)
         if stored is None:
             raise MXNetError('dist_async: key id %d has not been initialized on this server'
@@ -107,6 +137,23 @@ def decode_push(state, kid, word, payload):
     return grad
 
 
+def encode_rows(storage):
+    """The bytes of a RowSparseStorage in a message: count, indices (int64), rows."""
+    indices = np.asarray(storage.indices, dtype=np.int64)
+    head = np.array([len(indices)], dtype=np.int64)
+    return np.concatenate([head.view(np.uint8), indices.view(np.uint8),
+                           np.ascontiguousarray(storage.data).reshape(-1).view(np.uint8)])
+
+
+def decode_rows(payload, shape, dtype):
+    """A RowSparseStorage from :func:`encode_rows`'s bytes."""
+    payload = np.ascontiguousarray(payload)
+    count = int(payload[:8].view(np.int64)[0])
+    indices = payload[8:8 + 8 * count].view(np.int64).copy()
+    data = payload[8 + 8 * count:].view(np.dtype(dtype)).reshape((count,) + tuple(shape[1:]))
+    return RowSparseStorage(data.copy(), indices, tuple(shape))
+
+
 def serve(world, mpi_module):
     """Answer the workers' requests until one of them sends STOP."""
     state = ServerState()
@@ -128,13 +175,22 @@ def serve(world, mpi_module):
             replies.finish()
             return
         payload = None
-        if op in (INIT, PUSH, PUSHPULL, SET_STATES):
+        if op in (INIT, PUSH, PUSHPULL, SET_STATES, INIT_ROWS, PUSH_ROWS, PULL_ROWS):
             payload = np.empty(nbytes, dtype=np.uint8)
             world.Recv(payload, source=source, tag=TAG_DATA)
         if op == INIT:
             key, shape, dtype = world.recv(source=source, tag=TAG_DATA)
             state.init(kid, key, payload.view(np.dtype(dtype)).reshape(shape))
             replies.send(source, None)
+        elif op == INIT_ROWS:
+            key, shape, dtype = world.recv(source=source, tag=TAG_DATA)
+            state.init_rows(kid, key, decode_rows(payload, shape, dtype))
+            replies.send(source, None)
+        elif op == PUSH_ROWS:
+            stored = state.sparse[kid] if kid in state.sparse else state.value(kid)
+            state.push_rows(kid, decode_rows(payload, stored.shape, stored.dtype))
+        elif op == PULL_ROWS:
+            replies.send(source, state.rows(kid, payload.view(np.int64)))
         elif op == PUSH:
             state.push(kid, decode_push(state, kid, int(header[3]), payload))
         elif op == PUSHPULL:

@@ -90,6 +90,18 @@ def test_pushpull_returns_the_value_right_after_the_own_push(ranks):
     np.testing.assert_array_equal(got[1], x * np.float32(0.25))
 
 
+def test_row_sparse_key_lazy_updates_and_row_sparse_pull(ranks):
+    """Each worker's rows get w = w - (g + 0.5 w) per push (SGD lr 1, wd 0.5, lazy: wd
+    only on pushed rows); rows no worker pushed keep their initial values."""
+    expected = np.arange(18, dtype=np.float32).reshape(6, 3) / 2
+    for step in range(2):
+        expected[:2 * WORKERS] = expected[:2 * WORKERS] - (step + 1.0 + 0.5 * expected[:2 * WORKERS])
+    for saved in ranks:
+        np.testing.assert_allclose(saved['sparse_dense'], expected, rtol=1e-6)
+        np.testing.assert_array_equal(saved['sparse_rows'], [0, 2, 5])
+        np.testing.assert_allclose(saved['sparse_data'], expected[[0, 2, 5]], rtol=1e-6)
+
+
 def test_2bit_compression_per_worker_residual(ranks):
     weight = np.zeros(37, np.float32)
     for worker in range(WORKERS):

@@ -213,23 +213,79 @@ def test_shared_sum_in_rank_order_and_float16_in_float32():
     np.testing.assert_array_equal(out64, 1.0)
 
 
-def test_dist_async_refuses_sparse_values():
-    # the asynchronous servers hold dense values: a row_sparse push would be applied as a
-    # standard (not lazy) update and row_sparse_pull would read nothing, so both are refused
+def _sparse_rounds(kv_type, optimizer):
+    """Three rounds of row_sparse pushes (two devices) to a row_sparse key and dense
+    pushes of row_sparse gradients to a dense key, with what each round pulls."""
+    kv = mx.kv.create(kv_type)
+    kv.init('emb', mx.nd.array(np.arange(24, dtype=np.float32).reshape(6, 4) / 10)
+            .tostype('row_sparse'))
+    kv.init('dense', mx.nd.ones((5, 2)))
+    kv.set_optimizer(mx.optimizer.create(optimizer, learning_rate=0.1))
+    seen = []
+    for step in range(3):
+        grad = mx.nd.sparse.row_sparse_array(
+            (np.full((2, 4), step + 1.0, np.float32), [1, 4 - step]), shape=(6, 4))
+        kv.push('emb', [grad, grad])
+        kv.push('dense', mx.nd.sparse.row_sparse_array(([[1., 2.]], [step]), shape=(5, 2)))
+        rows = mx.nd.sparse.zeros('row_sparse', (6, 4))
+        kv.row_sparse_pull('emb', out=rows, row_ids=mx.nd.array([4, 1, 1, 0, 3, 2]))
+        dense = mx.nd.zeros((5, 2))
+        kv.pull('dense', out=dense)
+        seen.append((rows.indices.asnumpy(), rows.data.asnumpy(), dense.asnumpy()))
+    return seen
+
+
+@pytest.mark.parametrize('optimizer', ['sgd', 'adam', 'adagrad', 'ftrl'])
+def test_dist_async_sparse_updates_equal_the_local_store(optimizer):
+    # one worker without servers: the asynchronous store applies each push at once, so
+    # its lazy / sparse updates must equal the 'local' store's, bit for bit
+    for local, remote in zip(_sparse_rounds('local', optimizer),
+                             _sparse_rounds('dist_async', optimizer)):
+        for want, got in zip(local, remote):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_dist_async_sparse_pull_rules():
     kv = mx.kv.create('dist_async')
-    rsp = mx.nd.sparse.row_sparse_array(([[1., 2.]], [1]), shape=(3, 2))
-    with pytest.raises(MXNetError, match="init of key 'w' with row_sparse storage"):
-        kv.init('w', rsp)
+    with pytest.raises(MXNetError, match="init of key 'c' with csr storage"):
+        kv.init('c', mx.nd.sparse.csr_matrix(np.eye(3, dtype=np.float32)))
     kv.init('w', mx.nd.zeros((3, 2)))
-    kv.set_optimizer(mx.optimizer.Adam(learning_rate=0.1))
-    with pytest.raises(MXNetError, match="push of key 'w' with row_sparse storage"):
-        kv.push('w', rsp)
-    with pytest.raises(MXNetError, match="pull of key 'w' with row_sparse storage"):
-        kv.pull('w', out=mx.nd.sparse.zeros('row_sparse', (3, 2)))
-    with pytest.raises(MXNetError, match='row_sparse_pull'):
+    kv.init('r', mx.nd.ones((3, 2)).tostype('row_sparse'))
+    with pytest.raises(MXNetError, match='PullRowSparse expects a row_sparse stored value'):
         kv.row_sparse_pull('w', out=mx.nd.sparse.zeros('row_sparse', (3, 2)),
                            row_ids=mx.nd.array([1], dtype='int64'))
-    kv.push('w', mx.nd.ones((3, 2)))        # dense values still work
-    out = mx.nd.zeros((3, 2))
-    kv.pull('w', out=out)
-    assert (out.asnumpy() < 0).all()
+    skipped = mx.nd.sparse.zeros('row_sparse', (3, 2))
+    kv.pull('r', out=skipped)           # MXNet's ignore_sparse: left alone
+    assert skipped.indices.shape == (0,)
+    kv.pull('r', out=skipped, ignore_sparse=False)
+    np.testing.assert_array_equal(skipped.asnumpy(), np.ones((3, 2)))
+    with pytest.raises(MXNetError, match='optimizer'):
+        kv.push('r', mx.nd.ones((3, 2)).tostype('row_sparse'))
+
+
+def _train_sparse_embedding(kvstore):
+    mx.random.seed(1)
+    rng = np.random.RandomState(1)
+    net = mx.gluon.nn.Sequential()
+    with net.name_scope():
+        net.add(mx.gluon.contrib.nn.SparseEmbedding(20, 4))
+        net.add(mx.gluon.nn.Dense(3))
+    net.initialize(mx.init.Uniform(0.1))
+    # MXNet's rule for distributed stores that update: the scale is fixed at the first
+    # step, so the batch size goes into rescale_grad
+    trainer = mx.gluon.Trainer(net.collect_params(), 'adam',
+                               {'learning_rate': 0.1, 'rescale_grad': 0.2}, kvstore=kvstore)
+    for _ in range(3):
+        x = mx.nd.array(rng.randint(0, 20, (5, 2)))
+        with mx.autograd.record():
+            loss = net(x).sum()
+        loss.backward()
+        trainer.step(1)
+    return [net[0].weight.row_sparse_data(mx.nd.arange(20)).asnumpy(),
+            net[1].weight.data().asnumpy()]
+
+
+def test_dist_async_trains_gluon_row_sparse_weights_like_local():
+    for want, got in zip(_train_sparse_embedding('local'),
+                         _train_sparse_embedding('dist_async')):
+        np.testing.assert_array_equal(got, want)

@@ -38,8 +38,26 @@ after = mx.nd.zeros((size,))
 kv.pushpull('x', mx.nd.zeros((size,)), out=after)
 saved['pushpull_x'] = after.asnumpy()
 kv.barrier()
+
 kv.save_optimizer_states(os.path.join(out_dir, 'async.states'))
 kv.barrier()
+
+# a row_sparse key: the servers update only the pushed rows (SGD's lazy update); each
+# worker pushes its own rows [2r, 2r + 1] twice, so the result does not depend on arrival
+initial = np.arange(18, dtype=np.float32).reshape(6, 3) / 2
+kv.init('e', mx.nd.array(initial).tostype('row_sparse'))
+for step in range(2):
+    rows = np.full((2, 3), step + 1.0, np.float32)
+    grad = mx.nd.sparse.row_sparse_array((rows, [2 * r, 2 * r + 1]), shape=(6, 3))
+    kv.push('e', grad)
+kv.barrier()
+pulled = mx.nd.sparse.zeros('row_sparse', (6, 3))
+kv.row_sparse_pull('e', out=pulled, row_ids=mx.nd.array([5, 0, 2, 0]))
+saved['sparse_rows'] = pulled.indices.asnumpy()
+saved['sparse_data'] = pulled.data.asnumpy()
+dense = mx.nd.zeros((6, 3))
+kv.pull('e', out=dense)
+saved['sparse_dense'] = dense.asnumpy()
 
 # 2-bit compression: each worker quantizes its pushes with its own residual
 ckv = mx.kv.create('dist_async')
