@@ -174,17 +174,27 @@ class DistAsyncKVStore(DistStore):
         priority : int, optional
             Accepted for compatibility.
         """
-        self._push_rows(key, value)
-        keys, payloads, words = self._payloads(key, value)
+        sparse, dense = self._push_groups(key, value)
+        self._push_rows(sparse)
+        self._push_dense(dense)
+
+    def _push_groups(self, key, value):
+        """The pushed ``[(key, values)]`` split into those sent as rows (a row_sparse key,
+        or a row_sparse value) and the dense ones."""
+        sparse, dense = [], []
+        for k, values in group_pairs(self._parse(key, value, 'value'), self._sort_key):
+            as_rows = k in self._sparse or any(v.stype == 'row_sparse' for v in values)
+            (sparse if as_rows else dense).append((k, values))
+        return sparse, dense
+
+    def _push_dense(self, groups):
+        keys, payloads, words = self._payloads(groups)
         if keys:
             self._servers.push([self._ids[k] for k in keys], keys, payloads, words)
 
-    def _push_rows(self, key, value):
+    def _push_rows(self, sparse):
         """Send the pushes of row_sparse keys: each one's sum over this worker's devices
         as (indices, rows); the servers run the optimizer's sparse update on it."""
-        groups = group_pairs(self._parse(key, value, 'value'), self._sort_key)
-        sparse = [(k, values) for k, values in groups
-                  if k in self._sparse or any(v.stype == 'row_sparse' for v in values)]
         if not sparse:
             return
         if self._compression is not None:
@@ -198,12 +208,9 @@ class DistAsyncKVStore(DistStore):
                 total._host(), np.arange(total.shape[0], dtype=np.int64), total.shape)
             self._servers.push_rows(self._ids[k], k, storage)
 
-    def _payloads(self, key, value):
-        groups = group_pairs(self._parse(key, value, 'value'), self._sort_key)
+    def _payloads(self, groups):
         keys, payloads, words = [], [], []
         for k, values in groups:
-            if k in self._sparse or any(v.stype == 'row_sparse' for v in values):
-                continue
             for v in values:
                 self._check_storage('push', k, v)
                 self._check_shape('push', k, v)
@@ -279,13 +286,14 @@ class DistAsyncKVStore(DistStore):
         priority : int, optional
             Accepted for compatibility.
         """
-        pushed = self._parse(key, value, 'value')
-        if any(k in self._sparse or v.stype == 'row_sparse' for k, v in pushed):
+        sparse, dense = self._push_groups(key, value)
+        if sparse:
             # as MXNet: the push, then a pull that leaves sparse destinations alone
-            self.push(key, value, priority)
+            self._push_rows(sparse)
+            self._push_dense(dense)
             self.pull(key, value if out is None else out, priority)
             return
-        keys, payloads, words = self._payloads(key, value)
+        keys, payloads, words = self._payloads(dense)
         groups = group_pairs(self._parse(key, value if out is None else out, 'out'),
                              self._sort_key)
         if [k for k, _ in groups] != keys:

@@ -231,7 +231,11 @@ def _sparse_rounds(kv_type, optimizer):
         kv.row_sparse_pull('emb', out=rows, row_ids=mx.nd.array([4, 1, 1, 0, 3, 2]))
         dense = mx.nd.zeros((5, 2))
         kv.pull('dense', out=dense)
-        seen.append((rows.indices.asnumpy(), rows.data.asnumpy(), dense.asnumpy()))
+        after = mx.nd.zeros((5, 2))       # pushpull of a row_sparse value: the push, a pull
+        kv.pushpull('dense', mx.nd.sparse.row_sparse_array(([[0.5, 0.5]], [4]), shape=(5, 2)),
+                    out=after)
+        seen.append((rows.indices.asnumpy(), rows.data.asnumpy(), dense.asnumpy(),
+                     after.asnumpy()))
     return seen
 
 
