@@ -426,3 +426,15 @@ CHOLESKY_CASES = [
     case('linalg_potrf_batch_upper', S.linalg.potrf(D, lower=False),
          {'data': np.swapaxes(_positive_definite(2, 3, n=5), -1, -2).copy()}),
 ]
+
+_LQ_ROWS = x(3, 5)
+_LQ_ROWS[1] = 0.0                                    # a zero row: LAPACK does not reflect it
+FACTORIZATION_CASES = [
+    case('linalg_gelqf', S.Group(list(S.linalg.gelqf(D))), {'data': _LQ_ROWS}),
+    case('linalg_gelqf_square_batch', S.Group(list(S.linalg.gelqf(D))),
+         {'data': x(2, 3, 4, 4)}),
+    case('linalg_syevd', S.Group(list(S.linalg.syevd(D))),      # the upper triangle is unread
+         {'data': x(4, 4)}),
+    case('linalg_syevd_batch', S.Group(list(S.linalg.syevd(D))), {'data': x(2, 3, 5, 5)}),
+    case('linalg_syevd_one', S.Group(list(S.linalg.syevd(D))), {'data': x(1, 1)}),
+]

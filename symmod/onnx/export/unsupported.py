@@ -40,12 +40,6 @@ NOT_EXPRESSIBLE = {
                          'MXNet\'s own exporter does not attempt either',
     'Custom': 'runs a Python CustomOp (mx.operator.CustomOp) that only the Python '
               'process defining it can execute; an ONNX graph holds ONNX operators only',
-    '_linalg_gelqf': 'LQ factorization: a sequence of Householder reflections, no '
-                     'ONNX operator (an ONNX Loop of them is not written by this exporter)',
-    '_linalg_syevd': 'symmetric eigendecomposition: an iterative algorithm with no '
-                     'ONNX operator and no finite closed form (an ONNX Loop of Jacobi '
-                     'rotations would approximate it, with eigenvector signs and order '
-                     'to match LAPACK; not written by this exporter)',
     '_contrib_MultiBoxTarget': (
         'training target assignment: greedy bipartite matching of anchors to ground '
         'truth (a sequential, data-dependent loop) and hard negative mining; no ONNX '
