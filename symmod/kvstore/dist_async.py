@@ -16,8 +16,15 @@ Launch: ``python -m symmod.launch -n N -s S python train.py --kv-store dist_asyn
 starts N workers and S servers. A job of one worker without servers (a plain
 ``python train.py``) keeps the server's store in the worker process.
 
-Collective calls (every worker makes them): ``init``/``broadcast``, ``set_optimizer``,
-``load_optimizer_states``, ``barrier``. ``push``/``pull`` are not collective.
+Collective calls (every worker makes them): creating the store, ``init``/``broadcast``,
+``set_optimizer``, ``load_optimizer_states``, ``barrier``. ``push``/``pull`` are not
+collective.
+
+Several stores in one job (two Trainers, a Module per model) are kept apart on the
+servers: each store has its own keys, values and optimizer there, so two stores may use
+the same key names. MXNet 1.9.1 does not keep them apart: only the first store of a
+job sends its ``init`` to the servers, and every later one reads and updates the first
+one's values under the same (integer) keys, a silent mix-up symmod does not copy.
 """
 import numpy as np
 
@@ -65,7 +72,7 @@ class DistAsyncKVStore(DistStore):
         # workers of an asynchronous job may end far apart: the exit round waits
         self._transport.exit_timeout = None
         if self._transport.servers:
-            self._servers = _MPIServers.of(self._transport)
+            self._servers = _MPIServers.new_store(self._transport)
         elif self._transport.size == 1:
             self._servers = _InProcess()
         else:
@@ -442,30 +449,56 @@ class _InProcess:
 
 
 class _MPIServers:
-    """Requests to the server ranks of the job (see ``server.py`` for the protocol)."""
+    """Requests of one store to the server ranks of the job (see ``server.py`` for the
+    protocol): every request names the store, whose keys the servers keep apart from
+    other stores' keys.
 
-    def __init__(self, transport):
+    Parameters
+    ----------
+    transport : WorkerTransport
+        The job's transport.
+    store : int
+        The store's number, the same on every worker (-1: the job's own channel, for
+        the requests about every store: flush and stop).
+    """
+
+    def __init__(self, transport, store):
         self.transport = transport
+        self.store = store
         self.world = transport.world
         self.mpi = transport.mpi
         self.servers = transport.servers
-        transport.add_exit_hook(self.flush)
 
     @classmethod
     def of(cls, transport):
-        """The one channel of ``transport`` (its exit hook is registered once)."""
+        """The job's channel of ``transport`` (it flushes at exit, registered once)."""
         channel = getattr(transport, 'server_channel', None)
         if channel is None:
-            channel = transport.server_channel = cls(transport)
+            channel = transport.server_channel = cls(transport, -1)
+            channel.created = 0
+            transport.add_exit_hook(channel.flush)
         return channel
 
+    @classmethod
+    def new_store(cls, transport):
+        """The channel of a new store (every worker calls it, a collective): its number
+        is the count of stores rank 0 has created before, which every worker adopts."""
+        job = cls.of(transport)
+        number = np.array([job.created], dtype=np.int64)
+        transport.bcast(number, lambda: 'the creation of a dist_async store',
+                        mpi.signature('new dist_async store'))
+        job.created = int(number[0]) + 1
+        return cls(transport, int(number[0]))
+
     def _server(self, kid):
-        return self.servers[kid % len(self.servers)]
+        # stores start their keys on different servers
+        return self.servers[(kid + max(self.store, 0)) % len(self.servers)]
 
     def _send(self, dest, op, kid, payload=None, word=0, obj=None):
         """Send one request without blocking; returns the requests to wait for."""
         data = None if payload is None else payload.reshape(-1).view(np.uint8)
-        header = np.array([op, kid, 0 if data is None else data.size, word], dtype=np.int64)
+        header = np.array([op, self.store, kid, 0 if data is None else data.size, word],
+                          dtype=np.int64)
         reqs = [(self.world.Isend(header, dest=dest, tag=TAG_REQUEST), header)]
         if data is not None:
             reqs.append((self.world.Isend(data, dest=dest, tag=TAG_DATA), data))

@@ -4,7 +4,9 @@ A job launched with ``-s S`` servers (``python -m symmod.launch -n N -s S``, whi
 ``SYMMOD_NUM_SERVERS=S``) has ``N + S`` MPI processes; the last ``S`` are servers.
 Like MXNet's servers, they run the training script only up to ``import symmod``:
 there they enter :func:`serve` and never return to the script. Each key lives on one
-server (keys go round-robin in the order they are initialized).
+server (keys go round-robin in the order they are initialized). A job's stores are kept
+apart: every request names its store, and a server holds one :class:`ServerState` (keys,
+values, optimizer) per store.
 
 A server answers requests from any worker in the order they arrive (MPI keeps the
 order of the messages from one worker): ``init`` stores a value, ``push`` runs the
@@ -156,9 +158,9 @@ def decode_rows(payload, shape, dtype):
 
 def serve(world, mpi_module):
     """Answer the workers' requests until one of them sends STOP."""
-    state = ServerState()
+    states = {}     # store number -> ServerState
     status = mpi_module.Status()
-    header = np.empty(4, dtype=np.int64)
+    header = np.empty(5, dtype=np.int64)    # op, store, key id, payload bytes, word
     replies = _Replies(world, mpi_module)
     poller = mpi.Poller()
 
@@ -170,10 +172,16 @@ def serve(world, mpi_module):
         poller.wait(arrived)
         world.Recv(header, source=mpi_module.ANY_SOURCE, tag=TAG_REQUEST, status=status)
         source = status.Get_source()
-        op, kid, nbytes = int(header[0]), int(header[1]), int(header[2])
+        op, store, kid, nbytes, word = (int(x) for x in header)
         if op == STOP:
             replies.finish()
             return
+        if op == FLUSH:     # about every store: all earlier requests of the worker are done
+            replies.send(source, None)
+            continue
+        state = states.get(store)
+        if state is None:
+            state = states[store] = ServerState()
         payload = None
         if op in (INIT, PUSH, PUSHPULL, SET_STATES, INIT_ROWS, PUSH_ROWS, PULL_ROWS):
             payload = np.empty(nbytes, dtype=np.uint8)
@@ -192,9 +200,9 @@ def serve(world, mpi_module):
         elif op == PULL_ROWS:
             replies.send(source, state.rows(kid, payload.view(np.int64)))
         elif op == PUSH:
-            state.push(kid, decode_push(state, kid, int(header[3]), payload))
+            state.push(kid, decode_push(state, kid, word, payload))
         elif op == PUSHPULL:
-            state.push(kid, decode_push(state, kid, int(header[3]), payload))
+            state.push(kid, decode_push(state, kid, word, payload))
             replies.send(source, state.value(kid))
         elif op == PULL:
             replies.send(source, state.value(kid))
@@ -207,8 +215,6 @@ def serve(world, mpi_module):
             replies.send(source, np.frombuffer(state.get_states(), dtype=np.uint8))
         elif op == SET_STATES:
             state.set_states(payload.tobytes())
-            replies.send(source, None)
-        elif op == FLUSH:
             replies.send(source, None)
         else:
             raise MXNetError('dist_async server: unknown request %d from rank %d'
