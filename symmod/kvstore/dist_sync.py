@@ -149,9 +149,13 @@ class DistSyncKVStore(DistStore):
         sends = [self._worker_sum(k, vals, s) for (k, vals), s in zip(groups, stored)]
         reduced = {}
         if in_place and self._compression is None:
-            for (k, vals), send, s in zip(groups, sends, stored):
+            # an array pushed for two keys is read by both reductions: summing it in
+            # place for one would change what the other sends (MPI's rounds run one
+            # after another)
+            shared = _overlapping(sends)
+            for i, ((k, vals), send, s) in enumerate(zip(groups, sends, stored)):
                 if len(vals) == 1 and send is vals[0]._data and send.flags.c_contiguous \
-                        and send.dtype == s.dtype:
+                        and send.dtype == s.dtype and i not in shared:
                     reduced[k] = send
         if self._updater is None:
             recvs = [reduced.get(k, self._host_target(s)) for k, s in zip(keys, stored)]
@@ -407,6 +411,33 @@ class _Repeat:
         if not (_same(values, self.value) and (outs is None or _same(outs, self.out))):
             return False
         return _same([a._data for a in values + (outs or [])], self.datas)
+
+
+def _overlapping(arrays):
+    """Positions of the host arrays that share memory with another one of ``arrays``."""
+    if len(arrays) < 2:
+        return set()
+    spans = sorted(_byte_bounds(a) + (i,) for i, a in enumerate(arrays)
+                   if isinstance(a, np.ndarray) and a.size)
+    found = set()
+    end, last = -1, None
+    for low, high, i in spans:
+        if low < end:
+            found.update((i, last))
+        if high > end:
+            end, last = high, i
+    return found
+
+
+def _byte_bounds(array):
+    """(first byte, one past the last byte) of ``array``'s memory."""
+    low = high = array.__array_interface__['data'][0]
+    for extent, stride in zip(array.shape, array.strides):
+        if stride < 0:
+            low += (extent - 1) * stride
+        else:
+            high += (extent - 1) * stride
+    return low, high + array.itemsize
 
 
 def _flat(arrays):

@@ -76,6 +76,16 @@ def test_pushpull_from_one_device_in_place_and_stored(ranks):
     np.testing.assert_array_equal(ranks[0]['inplace_pull_9'], ranks[0]['inplace_9'])
 
 
+def test_one_array_pushed_for_two_keys_is_summed_once(ranks):
+    for r in ranks:
+        for key, prefix in (('big', 'd'), (9, 'e')):
+            for step in (40, 41):
+                close(r['twice_%s_%d' % (key, step)], total(key, step, devices=(0,)),
+                      'float32')
+            for k in (prefix + '1', prefix + '2'):
+                close(r['twice_pull_%s' % k], total(key, 41, devices=(0,)), 'float32')
+
+
 def test_stored_sum_survives_later_rounds_and_slot_growth(ranks):
     ones = sum(r + 1 for r in range(WORKERS))
     shared_path = bool(ranks[0]['shared_memory'])

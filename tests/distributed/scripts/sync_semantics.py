@@ -63,6 +63,23 @@ saved['inplace_9'] = one.asnumpy()
 one[:] = 0
 saved['inplace_pull_9'] = pulled(9)
 
+# one array pushed for two keys (a big one sent alone, a small one fused): each key's
+# sum counts it once; the second call repeats the first (the store's recorded plan)
+dkv = mx.kv.create('dist_sync')
+dkv.init(['d1', 'd2', 'e1', 'e2'], [nd('big', 0, 0), nd('big', 0, 0), nd(9, 0, 0),
+                                    nd(9, 0, 0)])
+both, small = nd('big', 0, 0), nd(9, 0, 0)
+for step in (40, 41):
+    both[:] = value('big', r, 0, step)
+    small[:] = value(9, r, 0, step)
+    dkv.pushpull(['d1', 'd2', 'e1', 'e2'], [both, both, small, small])
+    saved['twice_big_%d' % step] = both.asnumpy()
+    saved['twice_9_%d' % step] = small.asnumpy()
+for k, like in (('d1', 'big'), ('d2', 'big'), ('e1', 9), ('e2', 9)):
+    o = mx.nd.zeros(KEYS[like][0])
+    dkv.pull(k, out=o)
+    saved['twice_pull_%s' % k] = o.asnumpy()
+
 # the sum reaches the stored value lazily (from the shared slots), and stays right after
 # rounds of other stores and after the slots were reallocated for a bigger round
 lkv = mx.kv.create('dist_sync')
