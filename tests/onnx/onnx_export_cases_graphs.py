@@ -438,3 +438,21 @@ FACTORIZATION_CASES = [
     case('linalg_syevd_batch', S.Group(list(S.linalg.syevd(D))), {'data': x(2, 3, 5, 5)}),
     case('linalg_syevd_one', S.Group(list(S.linalg.syevd(D))), {'data': x(1, 1)}),
 ]
+
+
+def _hawkes_inputs(n, t, k, dtype=np.float32):
+    return {'lda': x(n, k, low=0.5, high=2.0, dtype=dtype),
+            'alpha': x(k, low=0.1, high=0.5, dtype=dtype),
+            'beta': x(k, low=0.5, high=2.0, dtype=dtype),
+            'state': x(n, k, low=0.1, high=1.0, dtype=dtype),
+            'lags': x(n, t, low=0.1, high=1.5, dtype=dtype),
+            'marks': RNG.randint(0, k, (n, t)).astype(np.int32),
+            'valid_length': np.array([t, 2, 0, t - 1][:n], dtype),
+            'max_time': np.full(n, 3.0 * t, dtype)}
+
+
+_HAWKES = S.Group(list(C.hawkesll(*[S.var(name) for name in _hawkes_inputs(1, 1, 1)])))
+HAWKES_CASES = [
+    case('hawkesll', _HAWKES, _hawkes_inputs(4, 6, 3)),
+    case('hawkesll_float64_one_process', _HAWKES, _hawkes_inputs(3, 4, 1, np.float64)),
+]

@@ -33,11 +33,6 @@ _NO_SAMPLER = (
     'element is accepted could run it, a translation this exporter does not write)')
 
 NOT_EXPRESSIBLE = {
-    '_contrib_hawkesll': 'a sequential recurrence over each sequence\'s events: every event '
-                         'decays and bumps the state of the process its mark names, up to a '
-                         'per-row valid_length; ONNX has no such scan with a data-indexed '
-                         'state short of a Loop over events with scatter updates, which '
-                         'MXNet\'s own exporter does not attempt either',
     'Custom': 'runs a Python CustomOp (mx.operator.CustomOp) that only the Python '
               'process defining it can execute; an ONNX graph holds ONNX operators only',
     '_contrib_MultiBoxTarget': (
