@@ -361,7 +361,30 @@ def _ssd_inputs(items):
             'loc_pred': x(items, 30 * 4, low=-1, high=1)}
 
 
+def _ground_truths(items, count, padding):
+    corner = RNG.uniform(0, 0.6, (items, count, 2))
+    boxes = np.concatenate([corner, corner + RNG.uniform(0.1, 0.4, (items, count, 2))], -1)
+    labels = np.concatenate([RNG.randint(0, 3, (items, count, 1)), boxes], -1)
+    for item, pad in enumerate(padding):
+        if pad:
+            labels[item, -pad:] = -1                     # class -1 ends the ground truths
+    return labels.astype(np.float32)
+
+
+_TARGET = [S.var('anchor'), S.var('label'), S.var('cls_pred')]
+_PREDICTIONS = x(3, 4, 30, low=-1, high=1)
+_PREDICTIONS[:, :, ::6] = 0.3                            # background ties: anchor order
+_TARGET_INPUTS = {'anchor': _SSD_ANCHORS, 'label': _ground_truths(3, 4, [0, 2, 4]),
+                  'cls_pred': _PREDICTIONS}
+
 MULTIBOX_CASES = [
+    case('MultiBoxTarget', S.Group(list(C.MultiBoxTarget(*_TARGET))), _TARGET_INPUTS),
+    case('MultiBoxTarget_threshold_mining', S.Group(list(C.MultiBoxTarget(
+        *_TARGET, overlap_threshold=0.4, negative_mining_ratio=3, negative_mining_thresh=0.4))),
+        _TARGET_INPUTS),
+    case('MultiBoxTarget_greedy_only_mining', S.Group(list(C.MultiBoxTarget(
+        *_TARGET, overlap_threshold=0, negative_mining_ratio=2, ignore_label=-2,
+        variances=(0.2, 0.2, 0.1, 0.1)))), _TARGET_INPUTS),
     case('MultiBoxDetection', C.MultiBoxDetection(*_SSD, threshold=0.3, nms_threshold=0.3),
          _ssd_inputs(2)),
     case('MultiBoxDetection_force_suppress_topk', C.MultiBoxDetection(

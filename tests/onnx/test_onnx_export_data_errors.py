@@ -5,7 +5,7 @@ import pytest
 
 import symmod as mx
 from onnx_check import OPSETS, session, symmod_forward
-from onnx_export_cases_graphs import _HAWKES, _hawkes_inputs
+from onnx_export_cases_graphs import _HAWKES, _TARGET, _TARGET_INPUTS, _hawkes_inputs
 from symmod.onnx.export.model import to_onnx_model
 
 
@@ -27,3 +27,17 @@ def test_hawkesll_sequences_symmod_refuses_are_nan():
         one_bad.update(alpha=bad['alpha'], beta=bad['beta'])
         with pytest.raises(mx.MXNetError, match=message):
             symmod_forward(_HAWKES, one_bad, {})
+
+
+def test_multibox_target_item_with_too_few_negatives_to_mine_is_nan():
+    sym = mx.sym.Group(list(mx.sym.contrib.MultiBoxTarget(
+        *_TARGET, negative_mining_ratio=20, negative_mining_thresh=0.001)))
+    names = sym.list_inputs()
+    feed = {n: v if n == 'anchor' else v[1:] for n, v in _TARGET_INPUTS.items()}
+    model = to_onnx_model(sym, {}, [feed[n].shape for n in names],
+                          [feed[n].dtype for n in names], opset_version=OPSETS[-1])
+    _, _, cls = session(model).run(None, {n: feed[n] for n in names})
+    assert np.isnan(cls[0]).all()        # 2 truths: 28 negatives wanted, fewer candidates
+    assert (cls[1] == -1).all()                   # no ground truth: every anchor ignored
+    with pytest.raises(mx.MXNetError, match='negatives to mine, only'):
+        symmod_forward(sym, feed, {})

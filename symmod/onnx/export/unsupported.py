@@ -35,11 +35,6 @@ _NO_SAMPLER = (
 NOT_EXPRESSIBLE = {
     'Custom': 'runs a Python CustomOp (mx.operator.CustomOp) that only the Python '
               'process defining it can execute; an ONNX graph holds ONNX operators only',
-    '_contrib_MultiBoxTarget': (
-        'training target assignment: greedy bipartite matching of anchors to ground '
-        'truth (a sequential, data-dependent loop) and hard negative mining; no ONNX '
-        'operator (an ONNX Loop could run the matching, a translation this exporter does '
-        'not write)'),
     '_contrib_boolean_mask': (
         "its output length is the number of non-zero mask values; symmod's executor "
         'cannot bind it inside a Symbol (simple_bind cannot infer that shape), so there '
