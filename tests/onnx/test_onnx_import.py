@@ -24,10 +24,6 @@ def imported_forward(model, inputs):
     return symmod_forward(sym, {k: v for k, v in inputs.items() if k in used}, params)
 
 
-# exported to ONNX operators the import does not translate yet: importing the model
-# must name them (ONNX type -> the symmod operator that exports to it)
-NOT_IMPORTED = {'NonMaxSuppression': '_contrib_Proposal, _contrib_MultiProposal, '
-                                     '_contrib_box_nms, _contrib_MultiBoxDetection'}
 # exported _while_loop: its Loop's first condition is computed from the data, and it
 # stacks step outputs while it may stop early (symmod stacks max_iterations rows)
 REFUSED_LOOPS = "cannot import node '.*' \\(Loop\\): it stacks step outputs"
@@ -45,11 +41,6 @@ def test_round_trip_of_every_exported_operator(index):
                           [inputs[n].dtype for n in names], opset_version=opset)
     if name.startswith('while_loop'):
         with pytest.raises(MXNetError, match=REFUSED_LOOPS):
-            mx.contrib.onnx.import_model(model)
-        return
-    missing = sorted({n.op_type for n in model.graph.node} & set(NOT_IMPORTED))
-    if missing:
-        with pytest.raises(MXNetError, match='have no symmod translation: .*%s' % missing[0]):
             mx.contrib.onnx.import_model(model)
         return
     expected = symmod_forward(sym, inputs, params)

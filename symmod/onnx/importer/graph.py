@@ -186,6 +186,11 @@ class ImportGraph:
         self.param_values[name] = np.ascontiguousarray(value)
         return sym.var(name, shape=value.shape, dtype=value.dtype)
 
+    def readers(self, name):
+        """The operator types of the nodes (of this graph and the graphs they hold) that
+        read tensor ``name``."""
+        return [proto.op_type for proto in self.graph.node if name in _reads(proto)]
+
     # ---- the walk ----------------------------------------------------------------------
     def check_supported(self):
         """Raise MXNetError listing every operator type the model uses that symmod cannot

@@ -1,7 +1,8 @@
 """_contrib_box_nms without classes (``id_index`` < 0 or ``force_suppress``): per batch
 item, the valid rows (score above ``valid_thresh``, class not ``background_id``) in
 score order (TopK; ties in row order, as the kernel's stable sort), the ``topk`` best
-suppressed greedily by ONNX NonMaxSuppression, the kept rows first and -1 rows after.
+suppressed greedily by ONNX NonMaxSuppression, the kept rows first and -1 rows after
+(the selection turned into a fixed-size mask: see :func:`kept_in_order`).
 
 Rows that are not valid go into NonMaxSuppression as empty boxes (which suppress
 nothing) and are dropped from its result. Suppression within classes read from the data
@@ -10,9 +11,37 @@ has no fixed ONNX form and is refused.
 import numpy as np
 
 from ..registry import translator
-from .common import cast, reshape_to, scalar, slice_axes, squeeze
+from .common import cast, reduce, reshape_to, scalar, slice_axes, squeeze
 
-__all__ = []
+__all__ = ['kept_in_order']
+
+
+def kept_in_order(g, selected, count, hint, valid=None):
+    """The boxes NonMaxSuppression ``selected`` (one batch item and class) kept among
+    ``count`` boxes sorted best first, and how many: (an int64 (count,) of their
+    positions, ascending = NonMaxSuppression's order, then the others; an int64 (1,)).
+    Only ``valid`` (bool (count,)) positions count when given. Fixed shapes throughout:
+    the selection's length is never read, so symmod's import (which pads the selection
+    with -1 rows) reads the same graph."""
+    picks = slice_axes(g, selected, [2], [3], [1], hint=hint + '_pick')           # K 1
+    positions = np.arange(count)
+    hits = cast(g, g.add('Equal', [picks, g.int64s(positions, hint + '_positions')],
+                         hint=hint + '_hit'), np.float32, hint=hint + '_hitf')      # K count
+    kept = g.add('Greater', [reduce(g, 'ReduceSum', hits, [0], keepdims=False,
+                                    hint=hint + '_hits'), scalar(g, 0, np.float32, 'zero_f32')],
+                 hint=hint + '_kept_mask')
+    if valid is not None:
+        kept = g.add('And', [kept, valid], hint=hint + '_kept_valid')
+    spots = g.constant(positions.astype(np.float32), hint + '_spots')
+    key = g.add('Where', [kept, spots, g.add('Add', [spots, scalar(g, count, np.float32,
+                                                                  hint + '_count')],
+                                             hint=hint + '_later')], hint=hint + '_key')
+    _, order = g.add('TopK', [key, g.int64s([count], hint + '_all')],
+                     [g.fresh(hint + '_keys'), g.fresh(hint + '_kept_order')], largest=0,
+                     sorted=1)
+    total = reduce(g, 'ReduceSum', cast(g, kept, np.int64, hint=hint + '_kept64'), [0],
+                   keepdims=True, hint=hint + '_nkept')
+    return order, total
 
 
 def _item(g, node, rows, b, count, width):
@@ -48,19 +77,14 @@ def _item(g, node, rows, b, count, width):
         g.int64s([best], 'max_boxes'), g.constant(np.array([op.overlap_thresh], f32),
                                                  hint + '_overlap')],
         hint=hint + '_nms', center_point_box=int(op.in_format == 'center'))
-    picks = squeeze(g, slice_axes(g, selected, [2], [3], [1], hint=hint + '_pick'), [1],
-                    hint=hint + '_picks')
-    picks = g.add('Compress', [picks, g.add('Gather', [sorted_valid, picks],
-                                            hint=hint + '_kept_valid', axis=0)],
-                  hint=hint + '_kept', axis=0)
-    kept_rows = g.add('Gather', [order, picks], hint=hint + '_rows', axis=0)
+    kept_rows, kept = kept_in_order(g, selected, best, hint, sorted_valid)
+    kept_rows = g.add('Gather', [order, kept_rows], hint=hint + '_rows', axis=0)
     # row i of the output: kept row i, or the -1 row appended to the data
-    padded = g.add('Concat', [kept_rows, g.int64s([count], hint + '_fill_row')],
-                   hint=hint + '_padded', axis=0)
-    kept = g.add('Shape', [kept_rows], hint=hint + '_nkept')
     slots = g.int64s(np.arange(count), hint + '_slots')
-    index = g.add('Gather', [padded, g.add('Min', [slots, kept], hint=hint + '_slot')],
-                  hint=hint + '_index', axis=0)
+    index = g.add('Where', [g.add('Less', [slots, kept], hint=hint + '_is_kept'), g.add(
+        'Gather', [kept_rows, g.add('Min', [slots, g.int64s([best - 1], hint + '_last')],
+                                    hint=hint + '_slot')], hint=hint + '_kept_row', axis=0),
+        g.int64s([count], hint + '_fill_row')], hint=hint + '_index')
     pool = g.add('Concat', [data, g.constant(np.full((1, width), -1, dtype), hint + '_minus')],
                  hint=hint + '_pool', axis=0)
     out = g.add('Gather', [pool, index], hint=hint + '_out', axis=0)

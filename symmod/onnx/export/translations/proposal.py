@@ -14,6 +14,7 @@ import numpy as np
 
 from ..registry import translator
 from .common import cast, reshape_to, scalar, slice_axes, squeeze
+from .nms import kept_in_order
 
 __all__ = []
 
@@ -89,7 +90,7 @@ def _image(g, node, b):
     pred = _decode(g, node, deltas, hint)
     info = slice_axes(g, node.input(2), [b], [b + 1], [0], hint=hint + '_info')     # (1, 3)
     im_h, im_w, im_scale = (reshape_to(g, slice_axes(g, info, [i], [i + 1], [1],
-                                                     hint=hint + '_i%d' % i), [],
+                                                     hint=hint + '_i%d' % i), [1],
                                        hint=hint + '_info%d' % i) for i in range(3))
     one, zero = scalar(g, 1, _F32, 'one'), scalar(g, 0, _F32, 'zero')
     limit = {0: g.add('Sub', [im_w, one], hint=hint + '_wmax'),
@@ -136,9 +137,7 @@ def _image(g, node, b):
         reshape_to(g, best, [1, 1, pre_n], hint=hint + '_nms_scores'),
         g.int64s([min(op.rpn_post_nms_top_n, pre_n)], 'post_n'),
         g.constant(np.array([op.threshold], _F32), hint + '_threshold')], hint=hint + '_nms')
-    keep = squeeze(g, slice_axes(g, selected, [2], [3], [1], hint=hint + '_kept'), [1],
-                   hint=hint + '_keep')
-    kept = g.add('Shape', [keep], hint=hint + '_nkept')
+    keep, kept = kept_in_order(g, selected, pre_n, hint)
     rows = op.rpn_post_nms_top_n
     cycle = g.add('Mod', [g.int64s(np.arange(rows), hint + '_rows'), kept], hint=hint + '_cycle')
     chosen = g.add('Gather', [keep, cycle], hint=hint + '_chosen', axis=0)

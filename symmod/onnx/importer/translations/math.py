@@ -281,13 +281,36 @@ translator('ArgMin')(_search('argmin'))
 
 @translator('TopK')
 def topk(g, node):
+    """symmod's topk for the values; for the indices, ONNX puts equal values in index
+    order while symmod's topk keeps MXNet's (unstable) sort order, so float32 / float16
+    values of fewer than 2^18 along the axis are sorted on distinct float64 keys: each
+    value moved, by its index, less than the spacing of float32 values."""
     k = node.required_const(1, 'k')
     if not node.attrs.get('sorted', 1):
         node.fail('sorted=0')
-    out = _sym().topk(node.sym(0), k=int(k.reshape(-1)[0]), axis=node.attrs.get('axis', -1),
-                      ret_typ='both', is_ascend=not node.attrs.get('largest', 1),
-                      dtype='int64', name=node.name)
-    return [out[0], out[1]]
+    S = _sym()
+    axis, k = node.attrs.get('axis', -1), int(k.reshape(-1)[0])
+    ascending = not node.attrs.get('largest', 1)
+    options = dict(k=k, axis=axis, is_ascend=ascending)
+    values = S.topk(node.sym(0), ret_typ='value', name=node.name + '_values', **options)
+    shape = node.shape(0)
+    dtype = np.dtype(g.types.get(node.inputs[0], np.float32))
+    keys = node.sym(0)
+    if dtype in (np.float32, np.float16) and shape is not None and \
+            shape[axis] is not None and shape[axis] < 2 ** 18:
+        count = shape[axis]
+        where = [1] * len(shape)
+        where[axis] = count
+        ids = np.arange(count, dtype=np.float64).reshape(where)
+        big = float(np.finfo(np.float32).max)
+        finite = S.clip(S.Cast(keys, dtype='float64'), a_min=-big, a_max=big)
+        step = S.broadcast_add(S.broadcast_mul(S.abs(finite), g.new_param(
+            node.name + '_spread', ids * 2.0 ** -42)), g.new_param(node.name + '_offset',
+                                                                  ids * 1e-300))
+        keys = (S.broadcast_add if ascending else S.broadcast_sub)(finite, step)
+    indices = S.topk(keys, ret_typ='indices', dtype='int64', name=node.name + '_indices',
+                     **options)
+    return [S.identity(values, name=node.name), indices]
 
 
 @translator('CumSum')

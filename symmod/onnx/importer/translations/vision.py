@@ -63,3 +63,73 @@ def grid_sample(g, node):
     S = _sym()
     grid = S.transpose(node.sym(1), axes=(0, 3, 1, 2))
     return S.BilinearSampler(node.sym(0), grid, name=node.name)
+
+
+@translator('NonMaxSuppression')
+def non_max_suppression(g, node):
+    """box_nms on every (batch, class) pair at once: rows ``[score, box, box index]``,
+    suppressing above ``iou_threshold`` and keeping scores above ``score_threshold``
+    (both strict, as ONNX Runtime), the best first, ties in box order.
+
+    ONNX's output has one ``[batch, class, box]`` row per selected box, a number known
+    only at run time; a symmod graph has static shapes. The rows come in ONNX's order
+    (by batch, class, then score), followed by rows of -1 up to the most that can be
+    selected, ``batches * classes * min(max_output_boxes_per_class, boxes)``. A model
+    that reads the output's length (Shape, Size) is refused."""
+    S = _sym()
+    shape, score_shape = node.shape(0), node.shape(1)
+    if shape is None or score_shape is None or None in shape or None in score_shape:
+        node.fail('boxes or scores of unknown shape')
+    batches, count, _ = shape
+    classes = score_shape[1]
+    limit = node.const(2) if node.has(2) else np.zeros(1, np.int64)
+    if limit is None:
+        node.fail('max_output_boxes_per_class (input 2) must be a constant')
+    limit = min(int(np.asarray(limit).reshape(-1)[0]), count)
+    if limit <= 0:
+        node.fail('max_output_boxes_per_class of 0 selects no box (an empty output)')
+    thresholds = []
+    for index, default in ((3, 0.0), (4, None)):
+        value = node.const(index) if node.has(index) else default
+        if node.has(index) and value is None:
+            node.fail('its threshold (input %d) must be a constant' % index)
+        thresholds.append(None if value is None else float(np.asarray(value).reshape(-1)[0]))
+    iou, floor = thresholds
+    for reader in g.readers(node.outputs[0]):
+        if reader in ('Shape', 'Size'):
+            node.fail("its output's length is read (%s); symmod pads the selected rows to "
+                      'a fixed number' % reader)
+    dtype = np.dtype(g.types.get(node.inputs[0], np.float32)).name
+    boxes = node.sym(0)
+    if not node.attrs.get('center_point_box', 0):
+        # any two opposite corners: the lower ones, then the upper ones
+        first, second = (S.slice_axis(boxes, axis=2, begin=b, end=b + 2) for b in (0, 2))
+        boxes = S.Concat(S.broadcast_minimum(first, second), S.broadcast_maximum(first, second),
+                         dim=2)
+    boxes = S.broadcast_to(S.expand_dims(boxes, axis=1), shape=(batches, classes, count, 4))
+    scores = S.expand_dims(S.Cast(node.sym(1), dtype=dtype), axis=3)
+    ids = g.new_param(node.name + '_ids', np.broadcast_to(
+        np.arange(count, dtype=dtype).reshape(1, 1, count, 1),
+        (batches, classes, count, 1)).copy())
+    rows = S.reshape(S.Concat(scores, boxes, ids, dim=3), shape=(batches * classes, count, 6))
+    kept = S.contrib.box_nms(rows, overlap_thresh=iou,
+                             valid_thresh=-3.4e38 if floor is None else floor, topk=-1,
+                             coord_start=1, score_index=0, id_index=-1, force_suppress=True,
+                             in_format='center' if node.attrs.get('center_point_box', 0)
+                             else 'corner')
+    picked = S.reshape(S.slice(kept, begin=(None, 0, 5), end=(None, limit, 6)),
+                       shape=(-1,))                                    # -1: none there
+    slots = batches * classes * limit
+    group = np.repeat(np.arange(batches * classes), limit)
+    pairs = np.stack([group // classes, group % classes], axis=1).astype(dtype)
+    found = picked >= 0
+    # the found rows first, in slot order (distinct keys, so the sort's tie rule is moot)
+    keys = S.where(found, g.new_param(node.name + '_slots', np.arange(slots, dtype=dtype)),
+                   g.new_param(node.name + '_after', np.arange(slots, dtype=dtype) + slots))
+    order = S.topk(keys, k=slots, is_ascend=True, ret_typ='indices', axis=0)
+    triples = S.Concat(g.new_param(node.name + '_pairs', pairs),
+                       S.reshape(picked, shape=(-1, 1)), dim=1)
+    chosen = S.take(triples, order, axis=0)
+    present = S.reshape(S.take(found, order, axis=0), shape=(-1, 1))
+    result = S.where(S.broadcast_like(present, chosen), chosen, S.ones_like(chosen) * -1)
+    return S.Cast(result, dtype='int64', name=node.name)
