@@ -11,8 +11,10 @@ header with every other worker (point to point): what the round is (all-reduce,
 broadcast, barrier, exit), its number and a signature of its keys, shapes and dtypes.
 Only when all headers agree does the data move, with MPI's own collectives (or,
 when every worker runs on one host, through shared memory written before the header,
-see ``shared.py``: the header is then the round's only meeting). The headers are what
-make failures end the job instead of hanging it:
+see ``shared.py``: the header is then the round's only meeting). When every worker
+runs on one host the headers themselves are posted in shared memory too
+(``SharedHeaders``: no MPI call per round). The headers are what make failures end the
+job instead of hanging it:
 
 - a worker that leaves (its script ended, even with an uneven number of batches)
   sends an *exit* header; a worker waiting in a later round receives it and aborts
@@ -38,7 +40,8 @@ import numpy as np
 
 from .. import threads as _threads
 from ..base import MXNetError
-from .shared import SharedSlots, add_in_rank_order, wanted as shared_memory_wanted
+from .shared import (SharedSlots, SharedHeaders, add_in_rank_order,
+                     wanted as shared_memory_wanted)
 
 __all__ = ['launched', 'import_mpi', 'get', 'timeout_seconds', 'SingleTransport',
            'WorkerTransport']
@@ -282,10 +285,12 @@ class WorkerTransport:
         self.watchdog = Watchdog()
         self._poller = Poller()
         self.shared = None
+        self._board = None      # SharedHeaders: the headers of a one-host job
         if shared_memory_wanted():
             node = self.comm.Split_type(mpi.COMM_TYPE_SHARED, key=self.rank)
             if node.size == self.size:
                 self.shared = SharedSlots(mpi, node)
+                self._board = SharedHeaders(mpi, node)
             else:
                 node.Free()
         _install_excepthook(self)
@@ -317,28 +322,43 @@ class WorkerTransport:
         """Send this rank's header to every peer and receive theirs (one round)."""
         self._run_round_hooks(False)
         number = self.rounds + 1
-        self._header[:] = (kind, number, sig, 0)
-        self._peer_headers[:, 1] = -1      # a received header overwrites the round number
-        requests = [self.control.Irecv(self._peer_headers[p], source=p, tag=_TAG_HEADER)
-                    for p in self.peers]
-        requests += [self.control.Isend(self._header, dest=p, tag=_TAG_HEADER)
-                     for p in self.peers]
+        board = self._board
         timeout = self.exit_timeout if kind == EXIT else self.timeout
 
         def late():
-            missing = [p for p in self.peers if self._peer_headers[p][1] < 0]
+            if board is not None:
+                missing = board.missing(number)
+            else:
+                missing = [p for p in self.peers if self._peer_headers[p][1] < 0]
             return ('%s: %s of %s (round %d) has waited more than %g s for rank%s %s of '
                     'ranks 0-%d; ending the job (%s sets the limit)'
                     % (self.where(), _KIND_NAMES[kind], describe(), number, timeout,
                        's' if len(missing) > 1 else '', ', '.join(map(str, missing)),
                        self.size - 1, ENV_TIMEOUT))
-        self.wait(requests, timeout, late)
+        if board is not None:
+            board.post(self.rank, number, kind, sig)
+            self.watchdog.arm(timeout, late)
+            self._poller.wait(board.arrived(number))
+            self.watchdog.disarm()
+        else:
+            self._header[:] = (kind, number, sig, 0)
+            self._peer_headers[:, 1] = -1      # a received header overwrites the number
+            self._peer_headers[self.rank] = self._header
+            requests = [self.control.Irecv(self._peer_headers[p], source=p, tag=_TAG_HEADER)
+                        for p in self.peers]
+            requests += [self.control.Isend(self._header, dest=p, tag=_TAG_HEADER)
+                         for p in self.peers]
+            self.wait(requests, timeout, late)
         self.rounds = number
         return number
 
     def _round(self, kind, sig, describe):
         """One round: exchange headers, then check that every peer runs the same one."""
         number = self._exchange(kind, sig, describe)
+        if self._board is not None:
+            if self._board.agree(number, kind, sig):
+                return
+            self._board.read(number, self._peer_headers)
         for p in self.peers:
             peer_kind, peer_number, peer_sig, _ = (int(x) for x in self._peer_headers[p])
             if peer_kind == EXIT:
@@ -467,6 +487,8 @@ class WorkerTransport:
         for hook in self._exit_hooks:
             hook()
         number = self._exchange(EXIT, 0, lambda: 'the job')
+        if self._board is not None:
+            self._board.read(number, self._peer_headers)
         for p in self.peers:
             peer_kind = int(self._peer_headers[p][0])
             if peer_kind != EXIT:
@@ -478,6 +500,7 @@ class WorkerTransport:
         if self.shared is not None:
             self._run_round_hooks(True)
             self.shared.free()      # every worker is here: the collective free is safe
+            self._board.free()
         if self.rank == 0:
             for hook in self._stop_hooks:
                 hook()

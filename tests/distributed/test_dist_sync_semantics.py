@@ -98,6 +98,11 @@ def test_stored_sum_survives_later_rounds_and_slot_growth(ranks):
         np.testing.assert_array_equal(r['lazy_q2'], np.full(200, ones, np.float32))
 
 
+def test_one_host_headers_need_no_messages(ranks):
+    for r in ranks:
+        assert (int(r['header_messages']) == 0) == bool(r['shared_memory'])
+
+
 def test_broadcast_copies_rank0_value_to_every_output(ranks):
     for dev in range(2):
         np.testing.assert_array_equal(ranks[1]['broadcast'][dev], value(3, 0, 0, 4))
