@@ -96,9 +96,55 @@ def test_loop_that_stops_on_its_condition_keeps_its_final_variables():
                                'v0': np.full(3, start, np.float32)})
 
 
-def test_loop_that_may_stop_early_while_stacking_is_refused():
+def test_loop_that_may_stop_early_stacks_zero_rows_past_the_stop():
+    from onnx_check import session
+    from test_onnx_import import imported_forward
+    model = _loop_model(early_exit=True, stacks=True)
+    lengths = []
+    for start in (0.0, 2.0):            # runs all 4 steps; stops after the first
+        feed = {'x': np.array([0.5, 0.2, 0.1], np.float32), 'v0': np.full(3, start, np.float32)}
+        v_final, ys = session(model).run(None, feed)
+        got_v, got_ys = imported_forward(model, feed)
+        lengths.append(len(ys))
+        np.testing.assert_allclose(got_v, v_final, rtol=1e-6)
+        assert got_ys.shape == (4, 3)
+        np.testing.assert_allclose(got_ys[:len(ys)], ys, rtol=1e-6)
+        assert (got_ys[len(ys):] == 0).all()
+    assert lengths == [4, 1]
+
+
+def test_loop_that_may_stop_early_with_its_stacked_length_read_is_refused():
     import symmod as mx
     from symmod.base import MXNetError
-    with pytest.raises(MXNetError, match=r"\(Loop\): it stacks step outputs and may stop "
-                                         r"before its trip count"):
-        mx.contrib.onnx.import_model(_loop_model(early_exit=True, stacks=True))
+    model = _loop_model(early_exit=True, stacks=True)
+    model.graph.node.append(helper.make_node('Shape', ['ys'], ['rows']))
+    model.graph.output.append(_value('rows', [2], TensorProto.INT64))
+    with pytest.raises(MXNetError, match=r"\(Loop\): it may stop before its trip count while "
+                                         r"stacking step outputs, and their length is read "
+                                         r"\(Shape\)"):
+        mx.contrib.onnx.import_model(model)
+
+
+def _counting_loop_model():
+    """v <- v + i * x for 5 steps, stacking i * 2 + v (i: the iteration number, int64)."""
+    body = helper.make_graph(
+        [helper.make_node('Cast', ['i'], ['i_f'], to=TensorProto.FLOAT),
+         helper.make_node('Mul', ['i_f', 'x'], ['ix']),
+         helper.make_node('Add', ['v_in', 'ix'], ['v_out']),
+         helper.make_node('Mul', ['i', 'two'], ['i2']),
+         helper.make_node('Cast', ['i2'], ['i2_f'], to=TensorProto.FLOAT),
+         helper.make_node('Add', ['i2_f', 'v_out'], ['y']),
+         helper.make_node('Identity', ['cond_in'], ['cond_out'])], 'body',
+        [_value('i', [], TensorProto.INT64), _value('cond_in', [], TensorProto.BOOL),
+         _value('v_in', [3])],
+        [_value('cond_out', [], TensorProto.BOOL), _value('v_out', [3]), _value('y', [3])])
+    return _model([helper.make_node('Loop', ['trips', '', 'v0'], ['v_final', 'ys'], body=body)],
+                  [_value('x', [3]), _value('v0', [3])],
+                  [_value('v_final', [3]), _value('ys', [5, 3])],
+                  {'trips': np.array(5, np.int64), 'two': np.array(2, np.int64)})
+
+
+def test_loop_body_reading_the_iteration_number():
+    rng = np.random.RandomState(6)
+    _compare_with_runtime(_counting_loop_model(), {'x': rng.rand(3).astype(np.float32),
+                                                   'v0': rng.rand(3).astype(np.float32)})

@@ -115,6 +115,7 @@ class ImportGraph:
         self.opset = opset
         self.consts = {}        # tensor name -> numpy array
         self.symbols = {}       # tensor name -> Symbol
+        self.input_symbols = {}  # graph input name -> the Symbol that stands for it
         self.param_values = {}  # variable name -> numpy array (constants used as tensors)
         self.shape_of = {}      # tensor name -> name of the tensor whose Shape it is
         self.dims_of = {}       # tensor name -> (tensor name, axes): some of its Shape
@@ -224,7 +225,9 @@ class ImportGraph:
                 raise MXNetError('ONNX import: a graph input has no readable name (found %r)'
                                  % (value_info.name,))
             if value_info.name not in initialized:
-                self.symbols[value_info.name] = sym.var(value_info.name)
+                given = self.input_symbols.get(value_info.name)
+                self.symbols[value_info.name] = sym.var(value_info.name) if given is None \
+                    else given
         for proto in self.graph.node:
             try:
                 if self._fold(proto):

@@ -92,7 +92,9 @@ def foreach(g, node):
 def while_loop(g, node):
     """ONNX Loop: the condition on the initial variables, then a body that runs the
     step and the condition on the new variables; the stacked step outputs are padded
-    with zeros to ``max_iterations`` rows, as the operator's are."""
+    with zeros to ``max_iterations`` rows, as the operator's are (by appending zero
+    rows and keeping the first ``max_iterations``; by Pad to the length read with Shape
+    when the rows' size varies with the input)."""
     op = node.op
     n_vars = op.num_loop_vars
     cond_names, func_names = op.cond.names, op.func.names
@@ -132,7 +134,15 @@ def while_loop(g, node):
           + [node.input(i) for i in range(n_vars)],
           [node.outputs[op.num_out_data + i] for i in range(n_vars)] + steps, body=graph)
     for k, stacked in enumerate(steps):
-        rank = len(node.out_shape(k))
+        shape = node.out_shape(k)
+        if not node.out_varying(k):
+            # zero rows appended, then the first max_iterations rows: fixed shapes (the
+            # run's length is never read, so symmod's import takes the loop back)
+            zeros = g.constant(np.zeros(shape, node.out_dtype(k)), node.name + '_zero_rows')
+            longer = g.add('Concat', [stacked, zeros], hint=node.name + '_longer', axis=0)
+            slice_axes(g, longer, [0], [op.max_iterations], [0], out=node.outputs[k])
+            continue
+        rank = len(shape)
         done = g.add('Shape', [stacked], hint=node.name + '_done')
         done = slice_axes(g, done, [0], [1], [0], hint=node.name + '_done_rows')
         missing = g.add('Sub', [g.int64s([op.max_iterations], 'max_rows'), done],

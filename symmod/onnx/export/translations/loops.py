@@ -1,7 +1,7 @@
 """Counted ONNX Loops for the elimination-style translations (Cholesky, substitution,
 Gauss-Jordan): one float64 state updated once per row / column, the step index a
-float64 loop variable that selects rows and columns through one-hot vectors (so a body
-never reads ONNX's int64 iteration number, and symmod's Loop import takes it back)."""
+float64 loop variable that selects rows and columns through one-hot vectors (compared
+with float64 positions directly, with no cast of ONNX's int64 iteration number)."""
 import numpy as np
 
 from ... import _deps

@@ -5,8 +5,9 @@ are variables, and every tensor it reads from an enclosing graph (ONNX's outer s
 or a constant it uses as a tensor, becomes a placeholder variable that the control-flow
 node feeds from the enclosing graph, as ``mx.sym.contrib.cond`` / ``foreach`` wire the
 variables their bodies read. Loop imports as ``_while_loop`` when its trip count is
-a constant and, if it stacks step outputs, it cannot stop early (ONNX stacks as many
-rows as steps ran, symmod's ``_while_loop`` always ``max_iterations``).
+a constant. A Loop that may stop early stacks its step outputs to the trip count, zero
+rows past the stop (ONNX stacks as many rows as steps ran, symmod's ``_while_loop``
+always ``max_iterations``): such a model that reads the stacked length is refused.
 """
 import numpy as np
 
@@ -189,7 +190,8 @@ def loop(g, node):
     """A Loop with a constant trip count as _while_loop: two extra loop variables, the
     step count and the condition (float32), make symmod's condition graph ``flag and
     count < trip count``. symmod stacks step outputs over all trip-count rows (zero
-    padded), ONNX over the steps run: with step outputs the loop must not stop early."""
+    padded), ONNX over the steps run: a loop that may stop early must not have its
+    stacked length read."""
     from ....symbol.control_flow import _group, _node
     from .... import symbol as sym
     trips = node.const(0)
@@ -202,17 +204,24 @@ def loop(g, node):
     n_scan = len(body_proto.output) - 1 - n_vars
     fixed = _passes_condition_on(body_proto) and start is not None
     if n_scan and not fixed:
-        node.fail('it stacks step outputs and may stop before its trip count (symmod '
-                  "stacks all %d rows)" % trips)
+        # symmod stacks all trip-count rows, zeros past the stop: the same values as
+        # long as nothing reads how many rows ONNX stacked
+        for name in node.outputs[n_vars:]:
+            readers = [r for r in g.readers(name) if r in ('Shape', 'Size')]
+            if readers:
+                node.fail('it may stop before its trip count while stacking step outputs, '
+                          'and their length is read (%s); symmod stacks all %d rows, '
+                          'zeros past the stop' % (readers[0], trips))
     step_name, cond_name = body_proto.input[0].name, body_proto.input[1].name
     body = BodyGraph(g, body_proto)
-    for other in body_proto.node:
-        if step_name in other.input:
-            node.fail('its body reads the iteration number')
-    counter, flag = step_name, cond_name       # the body's own variables for them
+    # the step count (float32, from 0) is the iteration number the body may read (int64;
+    # (1,) for ONNX's 0-d, as symmod's symbols have no 0-d arrays)
+    counter, flag = g.unique_name(step_name + '_count'), cond_name
+    count = sym.var(counter)
+    body.input_symbols[step_name] = sym.Cast(count, dtype='int64')
     outs = body.outputs()
     cond_out = sym.reshape(sym.cast(outs[0], dtype='float32'), shape=(1,))
-    new_vars = [sym._plus_scalar(sym.var(counter), scalar=1.0), cond_out] + outs[1:1 + n_vars]
+    new_vars = [sym._plus_scalar(count, scalar=1.0), cond_out] + outs[1:1 + n_vars]
     func_graph = _group(outs[1 + n_vars:] + new_vars)
     formal = [counter, flag] + [i.name for i in body_proto.input[2:]]
     cond_graph = _group([sym.broadcast_mul(sym.var(flag), sym._lesser_scalar(

@@ -22,6 +22,8 @@ def reshape(g, node):
     shape = node.required_const(1, 'target shape')
     if node.attrs.get('allowzero', 0) and 0 in shape:
         node.fail('allowzero=1 with a 0 in the shape')
+    if len(shape) == 0:     # a 0-d tensor: (1,) in symmod's symbols, which have no 0-d
+        shape = [1]
     # ONNX's 0 (copy the dimension) and -1 (infer) mean the same in MXNet
     return S.Reshape(node.sym(0), shape=tuple(int(d) for d in shape), name=node.name)
 
