@@ -1,6 +1,7 @@
 """What the distributed stores share: the job's transport, rank and size, barriers,
 2-bit compression of what a worker sends, the checks on new keys."""
 from ..base import MXNetError
+from ..launch_session import own_session_for_rank
 from . import mpi
 from .compression import WorkerCompression, parse_params
 from .local import KVStore
@@ -18,6 +19,8 @@ class DistStore(KVStore):
             raise MXNetError('%s: type must be one of %s, found %r'
                              % (type(self).__name__, ', '.join(self.TYPES), kv_type))
         self._setup(kv_type)
+        if mpi.launched():
+            own_session_for_rank()      # a plain mpiexec's ranks share one session
         self._transport = mpi.get()
 
     def _new_keys(self, pairs, known):

@@ -27,6 +27,7 @@ import numpy as np
 from ..base import MXNetError
 from ..ndarray import NDArray
 from ..context import cpu
+from ..launch_session import own_session_for_rank
 from ..ndarray.sparse_array import RowSparseStorage, new_sparse
 from ..ops.sparse.rows import retain_rows
 from . import mpi
@@ -264,6 +265,7 @@ def serve_if_server():
         transport = mpi.get()
         transport.add_stop_hook(lambda: stop_servers(transport))
         return
+    own_session_for_rank()      # as the workers do when they create their stores
     try:
         serve(world, mpi_module)
     except BaseException:   # pylint: disable=broad-except

@@ -1,7 +1,7 @@
 """Run a script of ``tests/dist/scripts`` as a distributed job, bounded in time.
 
-The job goes through ``python -m symmod.launch`` (so the launcher is what every test
-uses); each rank writes its results to ``<out>/rank<r>.npz`` and the tests compare them
+The job goes through ``python -m symmod.launch`` (so the launcher is what the tests
+use; ``plain=True``: a plain ``mpiexec``, as a user may start it); each rank writes its results to ``<out>/rank<r>.npz`` and the tests compare them
 with references computed here, in the test process. Under ``pytest -n 2`` the tests of
 one module may land on both xdist workers: :func:`run_once` runs a job once per session
 and hands the same results to both.
@@ -10,6 +10,7 @@ import fcntl
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import time
@@ -19,6 +20,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip('mpi4py', reason='the distributed tests need the dist extra (mpi4py)')
+from symmod import launch  # noqa: E402
 
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'scripts')
 Job = namedtuple('Job', ['returncode', 'stdout', 'stderr', 'seconds', 'out'])
@@ -32,10 +34,19 @@ def job_env(extra=None):
     return env
 
 
-def start(script, workers, out, servers=0, args=(), env=None, timeout=150, hostfile=None):
-    """Start the job without waiting; :func:`finish` collects it."""
-    cmd = [sys.executable, '-m', 'symmod.launch', '-n', str(workers), '-s', str(servers),
-           '--timeout', str(timeout)]
+def start(script, workers, out, servers=0, args=(), env=None, timeout=150, hostfile=None,
+          plain=False):
+    """Start the job without waiting; :func:`finish` collects it. ``plain``: a plain
+    ``mpiexec -n N python script`` instead of the launcher (told only, through the
+    environment, what a user's mpiexec would be: more ranks than cores, root)."""
+    if plain:
+        cmd = [launch.find_mpiexec(), '-n', str(workers + servers)]
+        env = dict(env or {}, SYMMOD_NUM_SERVERS=str(servers), OMPI_ALLOW_RUN_AS_ROOT='1',
+                   OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1',
+                   PRTE_MCA_rmaps_default_mapping_policy=':oversubscribe')
+    else:
+        cmd = [sys.executable, '-m', 'symmod.launch', '-n', str(workers), '-s', str(servers),
+               '--timeout', str(timeout)]
     if hostfile:
         cmd += ['-H', str(hostfile), '--launcher', 'mpi']
     cmd += [sys.executable, os.path.join(SCRIPTS, script), str(out)] + [str(a) for a in args]
@@ -51,8 +62,12 @@ def finish(started):
     try:
         stdout, stderr = proc.communicate(timeout=timeout + 30)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, 9)
-        stdout, stderr = proc.communicate()
+        os.killpg(proc.pid, signal.SIGTERM)     # mpiexec ends the ranks it started
+        try:
+            stdout, stderr = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            stdout, stderr = proc.communicate()
     return Job(proc.returncode, stdout, stderr, time.monotonic() - began, out)
 
 

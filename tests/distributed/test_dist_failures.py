@@ -1,5 +1,6 @@
 """Failures end the whole job within seconds, with a message and a non-zero exit code,
-instead of leaving the other ranks waiting forever. The jobs run side by side."""
+instead of leaving the other ranks waiting forever. The jobs run side by side, through
+the launcher and (some) through a plain mpiexec."""
 import pytest
 
 import mpirun
@@ -13,6 +14,9 @@ CASES = {
                 ["key 'w'", 'waited more than 4 s for rank 1', 'SYMMOD_KVSTORE_TIMEOUT']),
     'async_no_optimizer': ({}, ['server rank 1', 'needs an optimizer on the servers']),
 }
+# the same under a plain mpiexec, whose ranks move into sessions of their own
+PLAIN = ('exception', 'kill', 'timeout')
+CASES.update({'plain_' + mode: CASES[mode] for mode in PLAIN})
 LIMIT = 120     # only a hang takes this long; the jobs end in seconds on an idle machine
 
 
@@ -20,8 +24,10 @@ def run_all(out):
     started = {}
     for mode, (env, _) in CASES.items():
         workers, servers = (1, 1) if mode == 'async_no_optimizer' else (2, 0)
+        plain = mode.startswith('plain_')
         started[mode] = mpirun.start('failures.py', workers, out / mode, servers=servers,
-                                     args=[mode], env=env, timeout=LIMIT)
+                                     args=[mode[len('plain_'):] if plain else mode],
+                                     env=env, timeout=LIMIT, plain=plain)
     return {mode: mpirun.finish(s)._replace(out=None) for mode, s in started.items()}
 
 
