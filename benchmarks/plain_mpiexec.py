@@ -10,6 +10,9 @@ It alternates the two settings (A B A B ...) and prints each run's samples/s, th
 of each pair, and 1 plain process (``kvstore='local'``) for scale; the training itself is
 ``benchmarks/distributed.py --part symmod`` (Module.fit, 1 thread per rank). The effect
 needs other busy sessions on the machine: on an idle machine both settings are equal.
+``--busy K`` starts K busy loops, each in a session of its own (as other users' programs
+are), for the length of the runs, so that the comparison does not depend on what else
+the machine happens to run.
 """
 import argparse
 import json
@@ -45,10 +48,24 @@ def main():
     parser.add_argument('--model', default='lenet', choices=['lenet', 'mlp'])
     parser.add_argument('--samples', type=int, default=None, help='samples per rank')
     parser.add_argument('--pairs', type=int, default=4)
+    parser.add_argument('--busy', type=int, default=0,
+                        help='busy loops in sessions of their own during the runs')
     args = parser.parse_args()
+    busy = [subprocess.Popen([sys.executable, '-c', 'while True: pass'],
+                             start_new_session=True) for _ in range(args.busy)]
+    try:
+        compare(args)
+    finally:
+        for proc in busy:
+            proc.kill()
+            proc.wait()
+
+
+def compare(args):
+    """Print the table of ``--pairs`` alternating runs."""
     samples = args.samples or {'lenet': 1280, 'mlp': 12000}[args.model]
-    print('autogroups on: %s; load average at start: %.2f %.2f %.2f'
-          % ((autogroups_enabled(),) + os.getloadavg()))
+    print('autogroups on: %s; %d busy loops; load average at start: %.2f %.2f %.2f'
+          % ((autogroups_enabled(), args.busy) + os.getloadavg()))
     print('| pair | 1 process | 2 ranks, one session | 2 ranks, own sessions | own / one |')
     print('|---|---|---|---|---|')
     for pair in range(args.pairs):
