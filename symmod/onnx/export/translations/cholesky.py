@@ -17,7 +17,7 @@ import numpy as np
 
 from ..registry import translator
 from .common import cast, reduce, scalar
-from .loops import counted_loop, one_hot
+from .loops import batch_constant, batch_varying, counted_loop, one_hot
 
 __all__ = []
 
@@ -58,8 +58,7 @@ def _cholesky_step(a, shape):
 
 @translator('_linalg_potrf')
 def potrf(g, node):
-    if node.in_varying(0):
-        node.fail('dimensions that vary')
+    varying = batch_varying(node, 0)
     name, shape = node.name, list(node.in_shape(0))
     n, rank = shape[-1], len(shape)
     a = cast(g, node.input(0), _F64, hint=name + '_a64')
@@ -69,8 +68,9 @@ def potrf(g, node):
     a = g.add('Where', [g.constant(keep, name + '_triangle'), a, mirrored],
               hint=name + '_symmetric')
     factor = counted_loop(g, name + '_columns', n, shape,
-                          g.constant(np.zeros(shape, _F64), name + '_l0'),
-                          _cholesky_step(a, shape))
+                          batch_constant(g, np.zeros((n, n)), a, shape[:-2], varying,
+                                         name + '_l0'),
+                          _cholesky_step(a, shape), varying)
     if not node.op.lower:
         factor = g.add('Transpose', [factor], hint=name + '_upper', perm=perm)
     cast(g, factor, node.out_dtype(), out=node.outputs[0])
@@ -108,11 +108,12 @@ def _substitution_step(t, c, shape, n, lower):
     return step
 
 
-def _solve(g, node, t, c, c_shape, n, lower, hint):
+def _solve(g, node, t, c, c_shape, n, lower, hint, varying):
     """X with ``T X = C`` for triangular T (float64 tensors), by a Loop."""
     return counted_loop(g, hint + '_rows', n, c_shape,
-                        g.constant(np.zeros(c_shape, _F64), hint + '_x0'),
-                        _substitution_step(t, c, c_shape, n, lower))
+                        batch_constant(g, np.zeros(c_shape[-2:]), c, c_shape[:-2], varying,
+                                       hint + '_x0'),
+                        _substitution_step(t, c, c_shape, n, lower), varying)
 
 
 def _triangle(g, node, a, n, lower, hint):
@@ -125,8 +126,7 @@ def trsm(g, node):
     """``alpha op(A)^-1 B`` (``rightside``: ``alpha B op(A)^-1``, solved as the transpose
     of ``op(A)^T X^T = B^T``) by substitution over A's triangle."""
     op, name = node.op, node.name
-    if node.in_varying(0) or node.in_varying(1):
-        node.fail('dimensions that vary')
+    varying = batch_varying(node, 0, 1)
     shape, rank = list(node.in_shape(1)), len(node.in_shape(1))
     n = node.in_shape(0)[-1]
     t = _triangle(g, node, cast(g, node.input(0), _F64, hint=name + '_a64'), n, op.lower,
@@ -139,7 +139,7 @@ def trsm(g, node):
         t, lower = _transpose(g, t, rank, name + '_right'), not lower
         c = _transpose(g, c, rank, name + '_bt')
         shape[-1], shape[-2] = shape[-2], shape[-1]
-    x = _solve(g, node, t, c, shape, n, lower, name)
+    x = _solve(g, node, t, c, shape, n, lower, name, varying)
     if op.rightside:
         x = _transpose(g, x, rank, name + '_xt')
     x = g.add('Mul', [x, scalar(g, op.alpha, _F64, 'alpha')], hint=name + '_scaled')
@@ -151,14 +151,13 @@ def potri(g, node):
     """``B^-T B^-1`` (``lower=False``: ``B^-1 B^-T``) from the factor's triangle, B^-1 by
     substitution against the identity."""
     op, name = node.op, node.name
-    if node.in_varying(0):
-        node.fail('dimensions that vary')
+    varying = batch_varying(node, 0)
     shape = list(node.in_shape(0))
     n, rank = shape[-1], len(shape)
     b = _triangle(g, node, cast(g, node.input(0), _F64, hint=name + '_b64'), n, op.lower,
                   name + '_tri')
-    identity = g.constant(np.broadcast_to(np.eye(n), shape).copy(), name + '_identity')
-    inverse = _solve(g, node, b, identity, shape, n, op.lower, name)
+    identity = batch_constant(g, np.eye(n), b, shape[:-2], varying, name + '_identity')
+    inverse = _solve(g, node, b, identity, shape, n, op.lower, name, varying)
     flipped = _transpose(g, inverse, rank, name + '_inv_t')
     pair = [flipped, inverse] if op.lower else [inverse, flipped]
     cast(g, g.add('MatMul', pair, hint=name + '_product'), node.out_dtype(),

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..registry import translator
 from .common import cast, reduce, scalar, slice_axes, unsqueeze
-from .loops import counted_loop, one_hot
+from .loops import batch_constant, batch_varying, counted_loop, one_hot
 
 __all__ = []
 
@@ -63,16 +63,16 @@ def _householder_step(m, n, rank):
 
 @translator('_linalg_gelqf')
 def gelqf(g, node):
-    if node.in_varying(0):
-        node.fail('dimensions that vary')
+    varying = batch_varying(node, 0)
     name, shape = node.name, list(node.in_shape(0))
     m, n, rank = shape[-2], shape[-1], len(shape)
     batch = shape[:-2]
     a = cast(g, node.input(0), _F64, hint=name + '_a64')
-    eye = g.constant(np.broadcast_to(np.eye(n), batch + [n, n]).copy(), name + '_eye')
+    eye = batch_constant(g, np.eye(n), a, batch, varying, name + '_eye')
     start = g.add('Concat', [a, eye], hint=name + '_start', axis=rank - 2)
     state_shape = batch + [m + n, n]
-    s = counted_loop(g, name + '_rows', m, state_shape, start, _householder_step(m, n, rank))
+    s = counted_loop(g, name + '_rows', m, state_shape, start, _householder_step(m, n, rank),
+                     varying)
     axes = [rank - 2, rank - 1]
     low = slice_axes(g, s, [0, 0], [m, m], axes, hint=name + '_lfull')
     low = g.add('Mul', [low, g.constant(np.tril(np.ones((m, m))), name + '_lower')],
@@ -165,8 +165,7 @@ def syevd(g, node):
     signed so that its largest-magnitude entry (ArgMax: the first on ties) is positive.
     Repeated eigenvalues leave the eigenvectors of their eigenspace free, so there the
     rows may differ from LAPACK's (both are eigenvectors)."""
-    if node.in_varying(0):
-        node.fail('dimensions that vary')
+    varying = batch_varying(node, 0)
     name, shape = node.name, list(node.in_shape(0))
     n, rank = shape[-1], len(shape)
     batch = shape[:-2]
@@ -176,12 +175,12 @@ def syevd(g, node):
     mirrored = g.add('Transpose', [a], hint=name + '_mirrored', perm=perm)
     a = g.add('Where', [g.constant(np.tril(np.ones((n, n), bool)), name + '_lower'), a,
                         mirrored], hint=name + '_symmetric')
-    eye = g.constant(np.broadcast_to(np.eye(n), batch + [n, n]).copy(), name + '_eye')
+    eye = batch_constant(g, np.eye(n), a, batch, varying, name + '_eye')
     start = g.add('Concat', [a, eye], hint=name + '_start', axis=rows)
     steps = _jacobi_sweeps(n) * (n * (n - 1) // 2)
     s = start if steps == 0 else counted_loop(g, name + '_rotations', steps,
                                               batch + [2 * n, n], start,
-                                              _jacobi_step(n, rank))
+                                              _jacobi_step(n, rank), varying)
     diagonal = g.add('Mul', [slice_axes(g, s, [0], [n], [rows], hint=name + '_a_final'),
                              g.constant(np.eye(n), name + '_diag_mask')], hint=name + '_diag')
     values = reduce(g, 'ReduceSum', diagonal, [rows], keepdims=False, hint=name + '_values')

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..registry import translator
 from .common import cast, reduce, scalar, slice_axes
-from .loops import counted_loop, one_hot, pivot_swap
+from .loops import batch_constant, batch_varying, counted_loop, one_hot, pivot_swap
 
 __all__ = []
 
@@ -45,15 +45,14 @@ def _elimination_step(shape):
 @translator('_linalg_inverse')
 def inverse(g, node):
     name = node.name
-    if node.in_varying(0):
-        node.fail('dimensions that vary')
+    varying = batch_varying(node, 0)
     shape = list(node.in_shape(0))
     n = shape[-1]
     augmented_shape = shape[:-1] + [2 * n]
-    identity = g.constant(np.broadcast_to(np.eye(n), shape).copy(), name + '_identity')
-    augmented = g.add('Concat', [cast(g, node.input(0), _F64, hint=name + '_a64'), identity],
-                      hint=name + '_augmented', axis=len(shape) - 1)
+    a = cast(g, node.input(0), _F64, hint=name + '_a64')
+    identity = batch_constant(g, np.eye(n), a, shape[:-2], varying, name + '_identity')
+    augmented = g.add('Concat', [a, identity], hint=name + '_augmented', axis=len(shape) - 1)
     reduced = counted_loop(g, name + '_columns', n, augmented_shape, augmented,
-                           _elimination_step(augmented_shape))
+                           _elimination_step(augmented_shape), varying)
     result = slice_axes(g, reduced, [n], [2 * n], [len(shape) - 1], hint=name + '_right')
     cast(g, result, node.out_dtype(), out=node.outputs[0])

@@ -6,9 +6,9 @@ import numpy as np
 
 from ... import _deps
 from .. import subgraph
-from .common import cast, reduce, scalar
+from .common import cast, reduce, scalar, slice_axes
 
-__all__ = ['counted_loop', 'one_hot', 'pivot_swap']
+__all__ = ['counted_loop', 'one_hot', 'pivot_swap', 'batch_constant', 'batch_varying']
 
 _F64 = np.float64
 
@@ -23,10 +23,10 @@ def one_hot(g, n, index, hint):
     return positions, e_row, e_col
 
 
-def counted_loop(g, hint, steps, shape, initial, step):
+def counted_loop(g, hint, steps, shape, initial, step, varying=()):
     """The float64 state of ``shape`` after ``step(g, j, state) -> new state`` for
     j = 0 .. steps - 1, as an ONNX Loop (its outputs carry no shape for ONNX inference,
-    so the result is reshaped to ``shape``)."""
+    so the result is reshaped to ``shape``, the ``varying`` axes copied)."""
     outer_nodes, g.onnx_nodes = g.onnx_nodes, []
     number, cond_in, j_in, state_in = (g.fresh(hint + s) for s in
                                        ('_i', '_cond', '_j', '_state'))
@@ -36,15 +36,39 @@ def counted_loop(g, hint, steps, shape, initial, step):
     body_nodes, g.onnx_nodes = g.onnx_nodes, outer_nodes
     value_info = subgraph.value_info
     inputs = [value_info(number, [], np.int64), value_info(cond_in, [], np.bool_),
-              value_info(j_in, [1], _F64), value_info(state_in, shape, _F64)]
+              value_info(j_in, [1], _F64), value_info(state_in, shape, _F64, varying)]
     outputs = [value_info(cond_out, [], np.bool_), value_info(j_out, [1], _F64),
-               value_info(state_out, shape, _F64)]
+               value_info(state_out, shape, _F64, varying)]
     body = _deps.onnx().helper.make_graph(body_nodes, hint + '_body', inputs, outputs)
     trips = g.add('Reshape', [g.int64s([steps], hint + '_steps'), g.int64s([], hint + '_0d')],
                   hint=hint + '_trips')
     _, final = g.add('Loop', [trips, '', g.constant(np.zeros(1, _F64), hint + '_j0'), initial],
                      2, hint=hint + '_loop', body=body)
-    return g.add('Reshape', [final, g.int64s(shape, hint + '_shape')], hint=hint + '_final')
+    target = [0 if a in varying else size for a, size in enumerate(shape)]
+    return g.add('Reshape', [final, g.int64s(target, hint + '_shape')], hint=hint + '_final')
+
+
+def batch_varying(node, *inputs):
+    """The varying axes of the inputs, which may only be batch axes."""
+    varying = frozenset().union(*(node.in_varying(i) for i in inputs))
+    rank = len(node.in_shape(inputs[0]))
+    if varying & {rank - 2, rank - 1}:
+        node.fail('matrix dimensions that vary (only the batch axes may)')
+    return varying
+
+
+def batch_constant(g, value, like, batch, varying, hint):
+    """The float64 matrix ``value`` repeated over the leading ``batch`` axes of ``like``
+    (a float64 tensor of the same rank): a constant when no batch axis varies, else the
+    constant plus zeros of ``like``'s batch shape (``0 * like[..., :1, :1]``: an item
+    holding inf / NaN gets NaN, as its factorization would)."""
+    value = np.asarray(value, _F64)
+    if not varying:
+        return g.constant(np.broadcast_to(value, list(batch) + list(value.shape)).copy(), hint)
+    rank = len(batch) + 2
+    corner = slice_axes(g, like, [0, 0], [1, 1], [rank - 2, rank - 1], hint=hint + '_corner')
+    zeros = g.add('Mul', [corner, scalar(g, 0, _F64, 'zero')], hint=hint + '_zeros')
+    return g.add('Add', [g.constant(value, hint), zeros], hint=hint + '_batched')
 
 
 def pivot_swap(g, m, j, e_col, e_wide, n, rank, hint):

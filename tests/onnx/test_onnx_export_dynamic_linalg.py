@@ -1,0 +1,54 @@
+"""The Loop-based linalg exports (potrf, potri, inverse, gelqf, syevd) with a batch
+size that varies (``dynamic=True``): one exported model runs on other batch sizes like
+symmod; a varying matrix size is refused, naming the node."""
+import numpy as np
+import pytest
+
+import symmod as mx
+from symmod.base import MXNetError
+from onnx_check import NEWEST, check_export, export
+
+S = mx.sym
+D = S.var('data')
+RNG = np.random.RandomState(8)
+
+
+def _spd(*batch, n=4):
+    m = RNG.randn(*batch, n, n)
+    return (m @ np.swapaxes(m, -1, -2) + n * np.eye(n)).astype(np.float32)
+
+
+def _triangular(*shape):
+    m = RNG.uniform(-1, 1, shape)
+    diagonal = np.arange(shape[-1])
+    m[..., diagonal, diagonal] = RNG.uniform(1, 2, shape[:-1])
+    return m.astype(np.float32)
+
+
+def _x(*shape):
+    return RNG.uniform(-2, 2, shape).astype(np.float32)
+
+
+CASES = [
+    ('potrf', S.linalg.potrf(D), _spd(2), [_spd(5)]),
+    ('potri_upper', S.linalg.potri(D, lower=False), _triangular(2, 4, 4),
+     [_triangular(1, 4, 4)]),
+    ('inverse_two_batch_axes', S.linalg.inverse(D), _spd(2, 3), [_spd(4, 3)]),
+    ('gelqf', S.Group(list(S.linalg.gelqf(D))), _x(2, 3, 5), [_x(4, 3, 5)]),
+    ('syevd', S.Group(list(S.linalg.syevd(D))), _x(2, 4, 4), [_x(3, 4, 4)]),
+]
+
+
+@pytest.mark.parametrize('name,sym,data,others', CASES, ids=[c[0] for c in CASES])
+def test_batch_size_varies(name, sym, data, others):
+    check_export(sym, {'data': data}, dynamic=True,
+                 dynamic_input_shapes=[(None,) + data.shape[1:]],
+                 dynamic_inputs=[{'data': o} for o in others], opsets=[12, NEWEST])
+
+
+def test_varying_matrix_size_is_refused(tmp_path):
+    sym = S.Group(list(S.linalg.gelqf(D, name='lq')))
+    with pytest.raises(MXNetError, match=r"node 'lq' \(operator _linalg_gelqf\).*matrix "
+                                         r"dimensions that vary"):
+        export(sym, {}, [(2, 3, 5)], dynamic=True, dynamic_input_shapes=[('b', 3, 'n')],
+               onnx_file_path=str(tmp_path / 'q.onnx'))
