@@ -184,16 +184,17 @@ class DistSyncKVStore(DistStore):
                 self._updater(k, g, s)
         return {}
 
-    def _reduce_replacing(self, keys, stored, sends, recvs, reduced):
+    def _reduce_replacing(self, keys, stored, sends, recvs, reduced, run=None):
         """The round of a push without updater: the sum replaces the stored values. A
         sum added up in a pushed array (``reduced``) reaches its stored value lazily when
         the round went through shared memory: until this worker's next round the slots
         still hold every worker's part, so the copy is made only if someone reads the
         stored value (:meth:`_stored`) or another round comes first (the transport's
-        round hook); a later push of the key replaces it without any copy."""
+        round hook); a later push of the key replaces it without any copy. ``run``: the
+        round prepared by ``Fusion.prepare_allreduce``, if any."""
         self._superseded = set(keys)       # the round hook need not copy these
         try:
-            parts = self._fusion.allreduce(keys, sends, recvs)
+            parts = run() if run is not None else self._fusion.allreduce(keys, sends, recvs)
         finally:
             self._superseded = ()
         for k in keys:
@@ -303,12 +304,12 @@ class DistSyncKVStore(DistStore):
         grouping and checking the arguments again."""
         if self._updater is None:
             self._reduce_replacing(repeat.keys, repeat.stored, repeat.sends, repeat.recvs,
-                                   repeat.reduced)
+                                   repeat.reduced, repeat.run)
         elif isinstance(self._updater, opt.Updater):
-            self._fusion.allreduce(repeat.keys, repeat.sends, repeat.recvs)
+            repeat.run()
             self._updater(repeat.keys, repeat.grads, repeat.stored)
         else:
-            self._fusion.allreduce(repeat.keys, repeat.sends, repeat.recvs)
+            repeat.run()
             for k, g, s in zip(repeat.keys, repeat.grads, repeat.stored):
                 self._updater(k, g, s)
         for k in repeat.pulled_keys:
@@ -375,8 +376,7 @@ class _Repeat:
         """The record of the pushpull that just ran (``pulled``: what its ``_push``
         returned), or None when it is not plain."""
         last = store._last_round
-        if (last is None or not isinstance(key, (list, tuple))
-                or store._compression is not None
+        if (last is None or store._compression is not None
                 or any(len(vals) != 1 for _, vals in groups + outs)):
             return None
         keys, stored, sends, recvs, reduced = last
@@ -385,12 +385,13 @@ class _Repeat:
                 a.stype != 'default' or not isinstance(a._data, np.ndarray) for a in arrays):
             return None
         self = cls()
-        self.key = list(key)
+        self.key = list(key) if isinstance(key, (list, tuple)) else key
         self.updater = store._updater
         self.value = _flat(value)
         self.out = None if out is None else _flat(out)
         self.datas = [a._data for a in self.value + (self.out or [])]
         self.keys, self.stored, self.sends, self.recvs = keys, stored, sends, recvs
+        self.run = store._fusion.prepare_allreduce(keys, sends, recvs)
         self.reduced = reduced
         self.grads = [NDArray(r, s.context) for r, s in zip(recvs, stored)]
         self.copies = [(vals[0]._data, s._data) for (k, vals), s in zip(outs, stored)
@@ -441,9 +442,10 @@ def _byte_bounds(array):
 
 
 def _flat(arrays):
-    """A list of NDArray, or of one-element lists of NDArray, as a flat list (else None)."""
+    """An NDArray, a list of NDArray, or of one-element lists of NDArray, as a flat list
+    (else None)."""
     if not isinstance(arrays, (list, tuple)):
-        return None
+        return [arrays] if isinstance(arrays, NDArray) else None
     flat = []
     for item in arrays:
         if isinstance(item, (list, tuple)):

@@ -412,6 +412,30 @@ class WorkerTransport:
             add_in_rank_order(part, recv)
         return parts
 
+    def prepare_reduce_shared(self, layout, sends, recvs, nbytes, describe, sig):
+        """:meth:`reduce_shared` of these very arrays as a function of no arguments, for
+        a round repeated every step (the slot views are looked up once per slot set)."""
+        slots = self.shared
+        views = [None, None]    # per parity: (slots.generation, mine, every worker's)
+
+        def run():
+            if nbytes > slots.capacity:
+                return self.reduce_shared(layout, sends, recvs, nbytes, describe, sig)
+            parity = (self.rounds + 1) & 1
+            found = views[parity]
+            if found is None or found[0] != slots.generation:
+                found = views[parity] = (slots.generation,) + slots.views(parity, layout,
+                                                                          self.rank)
+            for slot, send in zip(found[1], sends):
+                np.copyto(slot, send)
+            slots.sync()
+            self._round(ALLREDUCE, sig, describe)
+            slots.sync()
+            for part, recv in zip(found[2], recvs):
+                add_in_rank_order(part, recv)
+            return found[2]
+        return run
+
     def _collective(self, call, buf, out):
         send = self.mpi.IN_PLACE if out is buf else buf
         if self._native.get(buf.dtype, True):

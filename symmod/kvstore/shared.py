@@ -176,6 +176,7 @@ class SharedSlots:
         self.mpi = mpi
         self.comm = comm
         self.capacity = 0       # bytes per slot
+        self.generation = 0     # counts the windows allocated (views of older ones are dead)
         self._win = None
         self._slots = None      # uint8 (2, workers, capacity)
         self._views = {}        # (parity, id(layout), rank) -> views of a layout
@@ -198,6 +199,7 @@ class SharedSlots:
         win.Lock_all()      # one passive epoch for the window's life; sync() orders
         self._win = win
         self.capacity = capacity
+        self.generation += 1
 
     def views(self, parity, layout, rank):
         """The arrays of ``layout`` [(byte offset, dtype, shape)] in set ``parity``:

@@ -86,6 +86,12 @@ def test_one_array_pushed_for_two_keys_is_summed_once(ranks):
                 close(r['twice_pull_%s' % k], total(key, 41, devices=(0,)), 'float32')
 
 
+def test_repeated_pushpull_of_one_key_sums_every_step(ranks):
+    for r in ranks:
+        for step in (50, 51, 52):
+            close(r['again_%d' % step], total(9, step, devices=(0,)), 'float32')
+
+
 def test_stored_sum_survives_later_rounds_and_slot_growth(ranks):
     ones = sum(r + 1 for r in range(WORKERS))
     shared_path = bool(ranks[0]['shared_memory'])

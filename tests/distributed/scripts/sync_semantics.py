@@ -80,6 +80,13 @@ for k, like in (('d1', 'big'), ('d2', 'big'), ('e1', 9), ('e2', 9)):
     dkv.pull(k, out=o)
     saved['twice_pull_%s' % k] = o.asnumpy()
 
+# a pushpull repeated on the very same array (the store replays its recorded round)
+again = nd(9, 0, 0)
+for step in (50, 51, 52):
+    again[:] = value(9, r, 0, step)
+    dkv.pushpull('e1', again)
+    saved['again_%d' % step] = again.asnumpy()
+
 # the sum reaches the stored value lazily (from the shared slots), and stays right after
 # rounds of other stores and after the slots were reallocated for a bigger round
 lkv = mx.kv.create('dist_sync')
