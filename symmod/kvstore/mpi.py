@@ -408,15 +408,32 @@ class WorkerTransport:
                 np.copyto(slot, send)
         parity = self._shared_round(ALLREDUCE, nbytes, sig, describe, write)
         parts = self.shared.views(parity, layout, self.rank)[1]
-        for part, recv in zip(parts, recvs):
-            add_in_rank_order(part, recv)
+        for terms, recv in zip(self._own_terms(parts, sends, recvs), recvs):
+            add_in_rank_order(terms, recv)
         return parts
+
+    def _own_terms(self, parts, sends, recvs):
+        """What to add up for each array: every worker's part in rank order, this
+        worker's own taken from its ``send`` rather than from its slot (the same values;
+        measured on 2 ranks, summing 1 MiB from one slot and one private array takes half
+        the time of two slots, and the copy into the slot before it a third). The slot is
+        kept where the sum would overwrite ``send`` before reading it (ranks >= 2 of an
+        in-place sum)."""
+        rank = self.rank
+        terms = []
+        for part, send, recv in zip(parts, sends, recvs):
+            if rank < 2 or not np.may_share_memory(send, recv):
+                part = list(part)
+                part[rank] = send
+            terms.append(part)
+        return terms
 
     def prepare_reduce_shared(self, layout, sends, recvs, nbytes, describe, sig):
         """:meth:`reduce_shared` of these very arrays as a function of no arguments, for
         a round repeated every step (the slot views are looked up once per slot set)."""
         slots = self.shared
-        views = [None, None]    # per parity: (slots.generation, mine, every worker's)
+        views = [None, None]    # per parity: (slots.generation, mine, every worker's,
+                                #              [(terms to add, recv)])
 
         def run():
             if nbytes > slots.capacity:
@@ -424,15 +441,17 @@ class WorkerTransport:
             parity = (self.rounds + 1) & 1
             found = views[parity]
             if found is None or found[0] != slots.generation:
-                found = views[parity] = (slots.generation,) + slots.views(parity, layout,
-                                                                          self.rank)
+                mine, every = slots.views(parity, layout, self.rank)
+                found = views[parity] = (slots.generation, mine, every,
+                                         list(zip(self._own_terms(every, sends, recvs),
+                                                  recvs)))
             for slot, send in zip(found[1], sends):
                 np.copyto(slot, send)
             slots.sync()
             self._round(ALLREDUCE, sig, describe)
             slots.sync()
-            for part, recv in zip(found[2], recvs):
-                add_in_rank_order(part, recv)
+            for terms, recv in found[3]:
+                add_in_rank_order(terms, recv)
             return found[2]
         return run
 
