@@ -8,9 +8,9 @@ are constants (parameters, and operators on parameters only, which symmod comput
 at export time). Translators (one module per operator family) receive the graph and
 an :class:`OpNode` and emit ONNX nodes that write the node's outputs.
 
-Which dimensions vary is found by inference too: each dynamic input dimension is
-doubled in turn and the shapes inferred again; an entry's dimension varies when its
-size follows. A dimension the graph cannot vary in (an unrolled RNN's sequence
+Which dimensions vary is found by inference too: each dynamic input dimension (or
+each set of dimensions given the same name) is doubled in turn and the shapes
+inferred again; an entry's dimension varies when its size follows. A dimension the graph cannot vary in (an unrolled RNN's sequence
 length) stays fixed in the exported input, with a warning.
 """
 import logging
@@ -190,23 +190,32 @@ class ExportGraph:
         return table
 
     def _accept_dynamic(self, dynamic_dims):
-        """Keep the dynamic input dimensions the graph's shapes can follow."""
+        """Keep the dynamic input dimensions the graph's shapes can follow. Dimensions
+        given the same name vary together (a batch axis shared by several inputs); an
+        unnamed one varies alone."""
         self._perturbed = []
-        accepted = {}
+        groups = {}
         for name, axes in dynamic_dims.items():
             for axis, label in axes.items():
-                known = dict(self._known)
+                key = ('named', label) if label is not None else ('alone', name, axis)
+                groups.setdefault(key, []).append((name, axis, label))
+        accepted = {}
+        for members in groups.values():
+            known = dict(self._known)
+            for name, axis, _ in members:
                 shape = list(known[name])
                 shape[axis] *= 2
                 known[name] = tuple(shape)
-                try:
-                    table = self._infer_shapes(known, complete=True)
-                except MXNetError as err:
-                    log.warning('ONNX export: dimension %d of input %s stays fixed at %d: the '
-                                'graph cannot vary in it (%s)', axis, name,
+            try:
+                table = self._infer_shapes(known, complete=True)
+            except MXNetError as err:
+                for name, axis, _ in members:
+                    log.warning('ONNX export: dimension %d of input %s stays fixed at %d: '
+                                'the graph cannot vary in it (%s)', axis, name,
                                 self._known[name][axis], str(err).splitlines()[-1])
-                    continue
-                self._perturbed.append(table)
+                continue
+            self._perturbed.append(table)
+            for name, axis, label in members:
                 accepted.setdefault(name, {})[axis] = label
         return accepted
 

@@ -64,7 +64,9 @@ def export_model(sym, params, in_shapes=None, in_types=np.float32,
         graph cannot vary in (the length of an unrolled RNN) stays fixed, with a warning.
     dynamic_input_shapes : list of tuple, optional
         Per input, its shape with the varying dimensions as None or a string (the ONNX
-        dimension name, e.g. ``('batch', 1, 28, 28)``).
+        dimension name, e.g. ``('batch', 1, 28, 28)``). Dimensions of several inputs
+        given the same name vary together (a batch shared by data and labels); a None
+        one varies alone.
     run_shape_inference : bool
         Store ONNX's inferred shapes of the intermediate tensors in the file.
     input_type, input_shape

@@ -34,9 +34,8 @@ def _log_sum(g, parts, hint):
     return g.add('Add', [finite, g.add('Log', [total], hint=hint + '_log')], hint=hint)
 
 
-def _shift(g, x, by, batch, hint):
-    """``x`` (N, S) moved ``by`` places to higher s, -inf coming in."""
-    pad = g.constant(np.full((batch, by), -np.inf, _F64), hint + '_pad')
+def _shift(g, x, by, pad, hint):
+    """``x`` (N, S) moved ``by`` places to higher s, the (N, by) ``pad`` coming in."""
     kept = slice_axes(g, x, [0], [-by], [1], hint=hint + '_kept')
     return g.add('Concat', [pad, kept], hint=hint, axis=1)
 
@@ -44,9 +43,12 @@ def _shift(g, x, by, batch, hint):
 @translator('CTCLoss')
 def ctc_loss(g, node):
     op, name = node.op, node.name
-    if any(node.in_varying(i) for i in range(node.num_inputs)):
-        node.fail('dimensions that vary (the label layout is fixed at export)')
+    batch_axes = [1] + [0] * (node.num_inputs - 1)
+    if any(node.in_varying(i) - {batch_axes[i]} for i in range(node.num_inputs)):
+        node.fail('dimensions other than the batch that vary (the time steps and the label '
+                  'layout are fixed at export)')
     steps, batch, alphabet = node.in_shape(0)
+    varies = bool(node.in_varying(0))
     width = node.in_shape(1)[1]
     states = 2 * width + 1
     blank = 0 if op.blank_label == 'first' else alphabet - 1
@@ -54,6 +56,16 @@ def ctc_loss(g, node):
     logp = softmax(g, cast(g, node.input(0), _F64, hint=name + '_acts'), 2, 3,
                    hint=name + '_logp', op_type='LogSoftmax')                # T N A
     labels = cast(g, node.input(1), np.int64, hint=name + '_labels')        # N L
+    # per-sequence constants take the batch size from the labels (it may vary)
+    zero_col = g.add('Mul', [slice_axes(g, labels, [0], [1], [1], hint=name + '_col0'),
+                             g.constant(np.int64(0), name + '_int_zero')],
+                     hint=name + '_zero_col')                               # N 1
+
+    def per_sequence(value, cols, dtype, tag):
+        zeros = cast(g, g.add('Concat', [zero_col] * cols, hint=name + tag + '_z', axis=1)
+                     if cols > 1 else zero_col, dtype, hint=name + tag + '_zeros')
+        return g.add('Add', [zeros, scalar(g, value, dtype, name + tag + '_value')],
+                     hint=name + tag)
     if op.use_label_lengths:
         lengths = cast(g, node.input(names.index('label_lengths')), np.int64,
                        hint=name + '_label_lengths')
@@ -64,19 +76,20 @@ def ctc_loss(g, node):
                                 positions, g.constant(np.int64(width), name + '_width')],
                       hint=name + '_ends')
         lengths = reduce(g, 'ReduceMin', first, [1], keepdims=False, hint=name + '_lengths')
-    lengths = reshape_to(g, lengths, [batch, 1], hint=name + '_len')         # N 1
+    lengths = reshape_to(g, lengths, [-1, 1], hint=name + '_len')            # N 1
     # extended labels (N, S), blanks around and between; out-of-alphabet padding clamped
     blank_t = g.constant(np.int64(blank), name + '_blank')
     safe = g.add('Min', [g.add('Max', [labels, g.constant(np.int64(0), name + '_lo')],
                                hint=name + '_nonneg'),
                          g.constant(np.int64(alphabet - 1), name + '_hi')], hint=name + '_safe')
-    blanks = g.constant(np.full((batch, width, 1), blank, np.int64), name + '_blanks')
+    blanks = unsqueeze(g, per_sequence(blank, width, np.int64, '_blank_row'), [2],
+                       hint=name + '_blanks')
     pairs = g.add('Concat', [blanks, unsqueeze(g, safe, [2], hint=name + '_l3')],
                   hint=name + '_pairs', axis=2)
-    ext = g.add('Concat', [reshape_to(g, pairs, [batch, 2 * width], hint=name + '_pairs2'),
-                           g.constant(np.full((batch, 1), blank, np.int64), name + '_tail')],
+    ext = g.add('Concat', [reshape_to(g, pairs, [-1, 2 * width], hint=name + '_pairs2'),
+                           per_sequence(blank, 1, np.int64, '_tail')],
                 hint=name + '_ext', axis=1)
-    before = g.add('Concat', [g.constant(np.full((batch, 2), -1, np.int64), name + '_none'),
+    before = g.add('Concat', [per_sequence(-1, 2, np.int64, '_none'),
                               slice_axes(g, ext, [0], [states - 2], [1], hint=name + '_back')],
                    hint=name + '_before', axis=1)
     skip = g.add('And', [g.add('Not', [g.add('Equal', [ext, blank_t], hint=name + '_isblank')],
@@ -102,15 +115,16 @@ def ctc_loss(g, node):
         steps_n = cast(g, node.input(names.index('data_lengths')), np.int64,
                        hint=name + '_data_lengths')
     else:
-        steps_n = g.constant(np.full(batch, steps, np.int64), name + '_steps')
-    steps_n = reshape_to(g, steps_n, [batch, 1], hint=name + '_steps_col')
+        steps_n = per_sequence(steps, 1, np.int64, '_steps')
+    steps_n = reshape_to(g, steps_n, [-1, 1], hint=name + '_steps_col')
     if steps > 1:
         active = g.add('Less', [g.constant(np.arange(1, steps, dtype=np.int64)[:, None, None],
                                            name + '_t'),
                                 unsqueeze(g, steps_n, [0], hint=name + '_steps3')],
                        hint=name + '_active')                               # T-1 N 1
+        pads = [per_sequence(-np.inf, by, _F64, '_pad%d' % by) for by in (1, 2)]
         alpha = _scan(g, node, alpha, slice_axes(g, lp, [1], [steps], [0], hint=name + '_rest'),
-                      active, skip, batch, states)
+                      active, skip, None if varies else batch, states, pads)
     # the likelihood: alphas at 2 L and 2 L - 1 (none when L = 0)
     last = g.add('Mul', [lengths, g.constant(np.int64(2), name + '_two')], hint=name + '_last')
     end = g.add('GatherElements', [alpha, last], hint=name + '_end', axis=1)
@@ -120,7 +134,7 @@ def ctc_loss(g, node):
         hint=name + '_prev', axis=1)
     prev = g.add('Where', [g.add('Greater', [lengths, g.constant(np.int64(0), name + '_z')],
                                  hint=name + '_has'), prev, minus_inf], hint=name + '_prev_v')
-    log_like = reshape_to(g, _log_sum(g, [end, prev], name + '_like'), [batch],
+    log_like = reshape_to(g, _log_sum(g, [end, prev], name + '_like'), [-1],
                           hint=name + '_ll')
     # infeasible: fewer steps than labels plus repeated neighbours
     same = g.add('Equal', [slice_axes(g, labels, [1], [width], [1], hint=name + '_next'),
@@ -139,21 +153,22 @@ def ctc_loss(g, node):
         feasible = g.add('And', [feasible, g.add('Greater', [
             steps_n, g.constant(np.int64(0), name + '_z0')], hint=name + '_nonempty')],
             hint=name + '_feasible')
-    cost = g.add('Where', [reshape_to(g, feasible, [batch], hint=name + '_ok'),
+    cost = g.add('Where', [reshape_to(g, feasible, [-1], hint=name + '_ok'),
                            g.add('Neg', [log_like], hint=name + '_nll'),
                            scalar(g, 0, _F64, 'zero')], hint=name + '_cost')
     cast(g, cost, node.out_dtype(0), out=node.outputs[0])
 
 
-def _scan(g, node, alpha, lp, active, skip, batch, states):
+def _scan(g, node, alpha, lp, active, skip, batch, states, pads):
     """alpha (N, S) after the steps 1..T-1 (Scan over lp (T-1, N, S) and active
-    (T-1, N, 1))."""
+    (T-1, N, 1)); ``batch`` None when it varies; ``pads`` the -inf (N, 1) and (N, 2)
+    shifted in."""
     name = node.name
     outer_nodes, g.onnx_nodes = g.onnx_nodes, []
     a_in, lp_t, on_t = (g.fresh(name + suffix) for suffix in ('_a_in', '_lp_t', '_on_t'))
     minus_inf = scalar(g, -np.inf, _F64, 'minus_inf')
-    one = _shift(g, a_in, 1, batch, name + '_s1')
-    two = g.add('Where', [skip, _shift(g, a_in, 2, batch, name + '_s2'), minus_inf],
+    one = _shift(g, a_in, 1, pads[0], name + '_s1')
+    two = g.add('Where', [skip, _shift(g, a_in, 2, pads[1], name + '_s2'), minus_inf],
                 hint=name + '_s2_ok')
     moved = g.add('Add', [_log_sum(g, [a_in, one, two], name + '_acc'), lp_t],
                   hint=name + '_moved')

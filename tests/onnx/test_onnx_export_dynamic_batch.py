@@ -1,12 +1,14 @@
-"""The Loop-based linalg exports (potrf, potri, inverse, gelqf, syevd) with a batch
-size that varies (``dynamic=True``): one exported model runs on other batch sizes like
-symmod; a varying matrix size is refused, naming the node."""
+"""Exports whose batch size varies (``dynamic=True``): the Loop-based linalg operators
+(potrf, potri, trsm, inverse, gelqf, syevd) and CTCLoss; one exported model runs on other
+batch sizes like symmod. Inputs sharing the batch name a dimension alike, so it varies in
+all of them at once. A varying matrix size is refused, naming the node."""
 import numpy as np
 import pytest
 
 import symmod as mx
 from symmod.base import MXNetError
 from onnx_check import NEWEST, check_export, export
+from onnx_export_cases_graphs import CTC_CASES
 
 S = mx.sym
 D = S.var('data')
@@ -37,6 +39,27 @@ CASES = [
     ('gelqf', S.Group(list(S.linalg.gelqf(D))), _x(2, 3, 5), [_x(4, 3, 5)]),
     ('syevd', S.Group(list(S.linalg.syevd(D))), _x(2, 4, 4), [_x(3, 4, 4)]),
 ]
+
+
+def test_trsm_batch_shared_by_both_inputs():
+    a, b = _triangular(2, 4, 4), _x(2, 3, 4)
+    check_export(S.linalg.trsm(D, S.var('rhs'), rightside=True), {'data': a, 'rhs': b},
+                 dynamic=True, dynamic_input_shapes=[('batch', 4, 4), ('batch', 3, 4)],
+                 dynamic_inputs=[{'data': _triangular(3, 4, 4), 'rhs': _x(3, 3, 4)}],
+                 opsets=[12, NEWEST])
+
+
+@pytest.mark.parametrize('index', range(len(CTC_CASES)), ids=[c[0] for c in CTC_CASES])
+def test_ctc_loss_batch(index):
+    _, sym, inputs, options = CTC_CASES[index]
+    batch_axis = {'data': 1}
+    shapes, bigger = [], {}
+    for name in sym.list_inputs():
+        value, axis = inputs[name], batch_axis.get(name, 0)
+        shapes.append(tuple('batch' if a == axis else s for a, s in enumerate(value.shape)))
+        bigger[name] = np.concatenate([value, np.take(value, [0], axis=axis)], axis=axis)
+    check_export(sym, inputs, dynamic=True, dynamic_input_shapes=shapes,
+                 dynamic_inputs=[bigger], opsets=[12, NEWEST], **options)
 
 
 @pytest.mark.parametrize('name,sym,data,others', CASES, ids=[c[0] for c in CASES])
