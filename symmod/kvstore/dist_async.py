@@ -22,7 +22,8 @@ collective.
 
 Several stores in one job (two Trainers, a Module per model) are kept apart on the
 servers: each store has its own keys, values and optimizer there, so two stores may use
-the same key names. MXNet 1.9.1 does not keep them apart: only the first store of a
+the same key names; the servers free a store's values once every worker has freed its
+store object. MXNet 1.9.1 does not keep them apart: only the first store of a
 job sends its ``init`` to the servers, and every later one reads and updates the first
 one's values under the same (integer) keys, a silent mix-up symmod does not copy.
 """
@@ -42,8 +43,8 @@ from .dist_base import DistStore
 from .fusion import describe_keys
 from .server import (ServerState, light_param_dict, decode_push, threshold_word, encode_rows,
                      decode_rows, INIT, PUSH, PULL, PUSHPULL, OPTIMIZER, GET_STATES,
-                     SET_STATES, FLUSH, STOP, INIT_ROWS, PUSH_ROWS, PULL_ROWS,
-                     TAG_REQUEST, TAG_DATA, TAG_REPLY)
+                     SET_STATES, FLUSH, STOP, INIT_ROWS, PUSH_ROWS, PULL_ROWS, RELEASE,
+                     HELD, TAG_REQUEST, TAG_DATA, TAG_REPLY)
 from .sparse import row_sparse_targets, sum_row_sparse, warn_sparse_pull
 
 __all__ = ['DistAsyncKVStore', 'ASYNC_TYPES', 'stop_servers']
@@ -84,6 +85,11 @@ class DistAsyncKVStore(DistStore):
         self._ids = {}          # key -> key id on the servers
         self._meta = {}         # key -> (shape, dtype)
         self._sparse = set()    # the keys initialized with row_sparse values
+
+    def __del__(self):
+        servers = getattr(self, '_servers', None)
+        if servers is not None:
+            servers.release()
 
     # ---- keys ------------------------------------------------------------------------
     def _known(self, key):
@@ -447,6 +453,9 @@ class _InProcess:
     def flush(self):
         """Every push is applied at once in this process."""
 
+    def release(self):
+        """The store is gone: its values go with this object."""
+
 
 class _MPIServers:
     """Requests of one store to the server ranks of the job (see ``server.py`` for the
@@ -476,7 +485,9 @@ class _MPIServers:
         if channel is None:
             channel = transport.server_channel = cls(transport, -1)
             channel.created = 0
-            transport.add_exit_hook(channel.flush)
+            channel.releases = []       # RELEASE messages in flight (request, header)
+            channel.closed = False
+            transport.add_exit_hook(channel.close)
         return channel
 
     @classmethod
@@ -589,6 +600,29 @@ class _MPIServers:
         """Wait until every server has handled all of this worker's requests."""
         self._call([(s, FLUSH, 0, None, 0, None) for s in self.servers],
                    lambda: 'the final flush')
+
+    def close(self):
+        """At exit (the job's channel): the last flush; stores freed later (at the
+        interpreter's end) release nothing, the servers stop anyway."""
+        self.flush()
+        self._complete(self.releases, lambda: 'the release of freed stores')
+        self.releases = []
+        self.closed = True
+
+    def release(self):
+        """This worker is done with the store (its object is being freed): tell every
+        server, without waiting; a server frees the store once every worker did."""
+        job = getattr(self.transport, 'server_channel', None)
+        if job is None or job.closed or self.mpi.Is_finalized():
+            return
+        job.releases = [(req, buf) for req, buf in job.releases if not req.Test()]
+        for dest in self.servers:
+            job.releases.extend(self._send(dest, RELEASE, 0))
+
+    def held(self):
+        """The numbers of the stores each server holds (a list per server)."""
+        return [list(r.view(np.int64)) for r in self._call(
+            [(s, HELD, 0, None, 0, None) for s in self.servers], lambda: 'a count of stores')]
 
     def stop(self):
         """End the servers (rank 0, after every worker has flushed and left)."""

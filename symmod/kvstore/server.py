@@ -6,7 +6,9 @@ Like MXNet's servers, they run the training script only up to ``import symmod``:
 there they enter :func:`serve` and never return to the script. Each key lives on one
 server (keys go round-robin in the order they are initialized). A job's stores are kept
 apart: every request names its store, and a server holds one :class:`ServerState` (keys,
-values, optimizer) per store.
+values, optimizer) per store, until every worker has released the store (its store
+object was freed): a job that makes a new Trainer or Module per model keeps only the
+live ones on its servers.
 
 A server answers requests from any worker in the order they arrive (MPI keeps the
 order of the messages from one worker): ``init`` stores a value, ``push`` runs the
@@ -41,6 +43,8 @@ TAG_REQUEST, TAG_DATA, TAG_REPLY = 0x5e1, 0x5e2, 0x5e3
 INIT, PUSH, PULL, PUSHPULL, OPTIMIZER, GET_STATES, SET_STATES, FLUSH, STOP = range(1, 10)
 # row_sparse keys: init/push carry (count, indices, rows); PULL_ROWS carries row ids
 INIT_ROWS, PUSH_ROWS, PULL_ROWS = range(10, 13)
+# a worker is done with a store (its last request about it); HELD lists the stores kept
+RELEASE, HELD = 13, 14
 
 
 class ServerState:
@@ -158,9 +162,10 @@ def decode_rows(payload, shape, dtype):
     return RowSparseStorage(data.copy(), indices, tuple(shape))
 
 
-def serve(world, mpi_module):
-    """Answer the workers' requests until one of them sends STOP."""
+def serve(world, mpi_module, workers):
+    """Answer the requests of the ``workers`` worker ranks until one of them sends STOP."""
     states = {}     # store number -> ServerState
+    released = {}   # store number -> how many workers have released it
     status = mpi_module.Status()
     header = np.empty(5, dtype=np.int64)    # op, store, key id, payload bytes, word
     replies = _Replies(world, mpi_module)
@@ -180,6 +185,15 @@ def serve(world, mpi_module):
             return
         if op == FLUSH:     # about every store: all earlier requests of the worker are done
             replies.send(source, None)
+            continue
+        if op == RELEASE:   # MPI keeps each worker's order: none of its requests follow
+            released[store] = released.get(store, 0) + 1
+            if released[store] == workers:
+                states.pop(store, None)
+                del released[store]
+            continue
+        if op == HELD:
+            replies.send(source, np.array(sorted(states), dtype=np.int64))
             continue
         state = states.get(store)
         if state is None:
@@ -268,7 +282,7 @@ def serve_if_server():
         return
     own_session_for_rank()      # as the workers do when they create their stores
     try:
-        serve(world, mpi_module)
+        serve(world, mpi_module, world.size - servers)
     except BaseException:   # pylint: disable=broad-except
         mpi.report('server rank %d of the job failed; ending the whole job' % world.rank)
         sys.excepthook(*sys.exc_info())

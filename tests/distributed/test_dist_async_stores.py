@@ -37,3 +37,9 @@ def test_each_store_keeps_its_own_optimizer(job, ranks, store, learning_rate):
         updater.set_states(fin.read())
     assert updater.optimizer.lr == learning_rate
     assert updater.optimizer.num_update == WORKERS
+
+
+def test_the_server_frees_a_store_every_worker_freed(ranks):
+    for saved in ranks:
+        assert saved['held_before'].tolist() == [[0, 1, 2]]
+        assert saved['held_after'].tolist() == [[0, 1]]

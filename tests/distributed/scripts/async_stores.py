@@ -1,5 +1,7 @@
 """Two dist_async stores in one job (2 workers, 1 server): the servers keep their keys,
-values and optimizers apart, also under the same key names."""
+values and optimizers apart, also under the same key names, and free a store's values
+once every worker has freed the store."""
+import gc
 import os
 import sys
 
@@ -29,4 +31,14 @@ for name, kv, key, shape in (('first_w', first, 'w', 4), ('first_u', first, 'u',
     saved[name] = out.asnumpy()
 first.save_optimizer_states(os.path.join(out_dir, 'first.states'))
 second.save_optimizer_states(os.path.join(out_dir, 'second.states'))
+
+# a third store, freed on both workers: the server frees its values, keeps the others
+third = mx.kv.create('dist_async')
+third.init('w', mx.nd.ones((5,)))
+first.barrier()
+saved['held_before'] = np.array(first._servers.held())
+del third
+gc.collect()
+first.barrier()     # each worker's release reaches the server before its flush
+saved['held_after'] = np.array(first._servers.held())
 np.savez(os.path.join(out_dir, 'rank%d.npz' % first.rank), **saved)
