@@ -1,5 +1,6 @@
 """Exports whose batch size varies (``dynamic=True``): the Loop-based linalg operators
-(potrf, potri, trsm, inverse, gelqf, syevd) and CTCLoss; one exported model runs on other
+(potrf, potri, trsm, inverse, gelqf, syevd), CTCLoss, MultiBoxTarget and hawkesll; one
+exported model runs on other
 batch sizes like symmod. Inputs sharing the batch name a dimension alike, so it varies in
 all of them at once. A varying matrix size is refused, naming the node."""
 import numpy as np
@@ -8,7 +9,7 @@ import pytest
 import symmod as mx
 from symmod.base import MXNetError
 from onnx_check import NEWEST, check_export, export
-from onnx_export_cases_graphs import CTC_CASES
+from onnx_export_cases_graphs import CTC_CASES, HAWKES_CASES, MULTIBOX_CASES
 
 S = mx.sym
 D = S.var('data')
@@ -49,13 +50,21 @@ def test_trsm_batch_shared_by_both_inputs():
                  opsets=[12, NEWEST])
 
 
-@pytest.mark.parametrize('index', range(len(CTC_CASES)), ids=[c[0] for c in CTC_CASES])
-def test_ctc_loss_batch(index):
-    _, sym, inputs, options = CTC_CASES[index]
-    batch_axis = {'data': 1}
+_BATCHED = CTC_CASES + [c for c in MULTIBOX_CASES if c[0].startswith('MultiBoxTarget')] \
+    + HAWKES_CASES
+_BATCH_AXIS = {'data': 1, 'anchor': None, 'alpha': None, 'beta': None}     # else axis 0
+
+
+@pytest.mark.parametrize('index', range(len(_BATCHED)), ids=[c[0] for c in _BATCHED])
+def test_batch_shared_by_the_inputs(index):
+    _, sym, inputs, options = _BATCHED[index]
     shapes, bigger = [], {}
     for name in sym.list_inputs():
-        value, axis = inputs[name], batch_axis.get(name, 0)
+        value, axis = inputs[name], _BATCH_AXIS.get(name, 0)
+        if axis is None:
+            shapes.append(value.shape)
+            bigger[name] = value
+            continue
         shapes.append(tuple('batch' if a == axis else s for a, s in enumerate(value.shape)))
         bigger[name] = np.concatenate([value, np.take(value, [0], axis=axis)], axis=axis)
     check_export(sym, inputs, dynamic=True, dynamic_input_shapes=shapes,

@@ -88,8 +88,11 @@ def _event_step(mu, alpha, beta, lags, marks, valid, k, t_max, dtype):
 
 @translator('_contrib_hawkesll')
 def hawkesll(g, node):
-    if any(node.in_varying(i) for i in range(node.num_inputs)):
-        node.fail('dimensions that vary')
+    batch_axes = (0, None, None, 0, 0, 0, 0, 0)     # alpha and beta are per process
+    if any(node.in_varying(i) - {batch_axes[i]} for i in range(node.num_inputs)):
+        node.fail('dimensions other than the number of sequences that vary (the processes '
+                  'and event slots are fixed at export)')
+    varying = node.in_varying(0)
     name, dtype = node.name, node.out_dtype(0)
     n, k = node.in_shape(0)
     t_max = node.in_shape(4)[1]
@@ -97,14 +100,20 @@ def hawkesll(g, node):
     mu, state, lags, marks = f64[0], f64[3], f64[4], f64[5]
     alpha, beta = (g.add('Reshape', [f64[i], g.int64s([1, k], name + '_row')],
                          hint='%s_row%d' % (name, i)) for i in (1, 2))
-    valid, max_time = (g.add('Reshape', [f64[i], g.int64s([n, 1], name + '_col')],
+    valid, max_time = (g.add('Reshape', [f64[i], g.int64s([-1, 1], name + '_col')],
                              hint='%s_col%d' % (name, i)) for i in (6, 7))
-    start = g.add('Concat', [state, g.constant(np.zeros((n, k + 2)), name + '_zeros')],
+    # zeros of the number of sequences (it may vary): from the marks, which are finite
+    zero_col = g.add('Mul', [slice_axes(g, marks, [0], [1], [1], hint=name + '_col0'),
+                             scalar(g, 0, _F64, 'zero')], hint=name + '_zero_col')
+    start = g.add('Concat', [state, g.add('Add', [zero_col, g.constant(np.zeros((1, k + 2)),
+                                                                       name + '_zeros')],
+                                          hint=name + '_zero_rows')],
                   hint=name + '_start', axis=1)
     s = start
     if t_max:
         s = counted_loop(g, name + '_events', t_max, [n, 2 * k + 2], start,
-                         _event_step(mu, alpha, beta, lags, marks, valid, k, t_max, dtype))
+                         _event_step(mu, alpha, beta, lags, marks, valid, k, t_max, dtype),
+                         varying)
     state = slice_axes(g, s, [0], [k], [1], hint=name + '_phi')
     last = slice_axes(g, s, [k], [2 * k], [1], hint=name + '_last')
     total = slice_axes(g, s, [2 * k + 1], [2 * k + 2], [1], hint=name + '_acc')
@@ -122,7 +131,7 @@ def hawkesll(g, node):
                            g.add('Greater', [valid, scalar(g, t_max, _F64, name + '_t')],
                                  hint=name + '_long')], hint=name + '_outside')
     ll = g.add('Where', [outside, scalar(g, np.nan, _F64, 'nan'), ll], hint=name + '_ll_checked')
-    cast(g, g.add('Reshape', [ll, g.int64s([n], name + '_flat')], hint=name + '_ll_flat'),
+    cast(g, g.add('Reshape', [ll, g.int64s([-1], name + '_flat')], hint=name + '_ll_flat'),
          dtype, out=node.outputs[0])
     cast(g, g.add('Mul', [state, decay], hint=name + '_phi_end'), node.out_dtype(1),
          out=node.outputs[1])

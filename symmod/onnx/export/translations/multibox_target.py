@@ -203,8 +203,10 @@ def _negatives(g, node, positive, best_iou, cls_pred, a, hint):
 @translator('_contrib_MultiBoxTarget')
 def multibox_target(g, node):
     op, name = node.op, node.name
-    if any(node.in_varying(i) for i in range(3)):
-        node.fail('dimensions that vary')
+    if node.in_varying(0) or node.in_varying(1) - {0} or node.in_varying(2) - {0}:
+        node.fail('dimensions other than the batch that vary (the anchors and the label '
+                  'layout are fixed at export)')
+    varying = node.in_varying(1)
     if len(op.variances) != 4:
         node.fail('variances must have 4 values, found %s' % (op.variances,))
     mining = op.negative_mining_ratio > 0
@@ -236,13 +238,17 @@ def multibox_target(g, node):
     real = g.add('Equal', [ended, scalar(g, 0, _F64, 'zero')], hint=name + '_real')  # B L
     usable = unsqueeze(g, real, [1], hint=name + '_usable')                    # B 1 L
     has_truth = slice_axes(g, real, [0], [1], [1], hint=name + '_has_truth')     # B 1
-    start = g.add('Concat', [g.constant(np.zeros((items, a)), name + '_no_pos'),
-                             g.constant(np.full((items, a), -1.0), name + '_no_iou'),
-                             g.constant(np.full((items, a), -1.0), name + '_no_gt'),
-                             cast(g, real, _F64, hint=name + '_free0')], hint=name + '_start',
-                    axis=1)
+    # the start state (no positives, no best IoU / ground truth yet, the real ground
+    # truths free) takes the batch size from the labels (it may vary)
+    real_f64 = cast(g, real, _F64, hint=name + '_free0')
+    zero_col = g.add('Mul', [slice_axes(g, real_f64, [0], [1], [1], hint=name + '_col0'),
+                             scalar(g, 0, _F64, 'zero')], hint=name + '_zero_col')  # B 1
+    unset = np.concatenate([np.zeros(a), np.full(2 * a, -1.0)])[None, :]
+    start = g.add('Concat', [g.add('Add', [zero_col, g.constant(unset, name + '_unset')],
+                                   hint=name + '_unset_rows'),
+                             real_f64], hint=name + '_start', axis=1)
     s = counted_loop(g, name + '_matching', n_labels, [items, 3 * a + n_labels], start,
-                     _greedy_step(iou, usable, a, n_labels))
+                     _greedy_step(iou, usable, a, n_labels), varying)
     positive = cast(g, slice_axes(g, s, [0], [a], [1], hint=name + '_pos'), np.bool_,
                     hint=name + '_posb')
     best_iou = slice_axes(g, s, [a], [2 * a], [1], hint=name + '_best_iou')
@@ -275,9 +281,10 @@ def multibox_target(g, node):
     zero = scalar(g, 0, _F32, 'zero_f32')
     loc = g.add('Where', [target4, encoded, zero], hint=name + '_loc')
     mask = g.add('Where', [target4, scalar(g, 1, _F32, 'one_f32'), zero], hint=name + '_mask')
-    for k, value in enumerate((loc, g.add('Expand', [mask, g.int64s([items, a, 4], name + '_4')],
-                                          hint=name + '_mask4'))):
-        cast(g, reshape_to(g, value, [items, a * 4], hint=name + '_flat%d' % k), out_type,
+    mask4 = g.add('Mul', [mask, g.constant(np.ones((1, 1, 4), _F32), name + '_four')],
+                  hint=name + '_mask4')
+    for k, value in enumerate((loc, mask4)):
+        cast(g, reshape_to(g, value, [-1, a * 4], hint=name + '_flat%d' % k), out_type,
              out=node.outputs[k])
     ignore = scalar(g, op.ignore_label, _F32, name + '_ignore')
     cls_of = squeeze(g, slice_axes(g, rows, [0], [1], [2], hint=name + '_class'), [2],
