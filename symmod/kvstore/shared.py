@@ -106,6 +106,8 @@ class SharedHeaders:
         self._win.Lock_all()
         self._win.Sync()
         comm.Barrier()      # every row is zero before anybody posts
+        self._want = [0]    # the round the tests of arrived() wait for
+        self._tests = [self._test(parity) for parity in (0, 1)]
 
     def _at(self, number, rank):
         return ((number & 1) * self.size + rank) * self.WORDS
@@ -119,14 +121,19 @@ class SharedHeaders:
         self._win.Sync()
         words[at + 1] = number
 
-    def arrived(self, number):
-        """A test: whether every worker has posted round ``number``."""
-        words = self._words
-        places = [self._at(number, r) + 1 for r in range(self.size)]
+    def _test(self, parity):
+        words, want = self._words, self._want
+        places = [self._at(parity, r) + 1 for r in range(self.size)]
         if self.size == 2:
             first, second = places
-            return lambda: words[first] == number and words[second] == number
-        return lambda: all(words[at] == number for at in places)
+            return lambda: words[first] == want[0] and words[second] == want[0]
+        return lambda: all(words[at] == want[0] for at in places)
+
+    def arrived(self, number):
+        """A test: whether every worker has posted round ``number`` (valid until the
+        next call)."""
+        self._want[0] = number
+        return self._tests[number & 1]
 
     def agree(self, number, kind, sig):
         """Whether every header of round ``number`` has ``kind`` and ``sig`` (after a
@@ -154,6 +161,7 @@ class SharedHeaders:
     def free(self):
         """Release the window (a collective of all workers)."""
         if self._win is not None:
+            self._tests = None
             self._words.release()
             self._words = None
             self._win.Unlock_all()
