@@ -65,7 +65,8 @@ def add_in_rank_order(parts, out):
         np.copyto(out, total, casting='unsafe')
         return
     if len(parts) == 1:
-        np.copyto(out, parts[0], casting='unsafe')
+        if parts[0] is not out:
+            np.copyto(out, parts[0], casting='unsafe')
         return
     np.add(parts[0], parts[1], out=out, casting='unsafe')
     for part in parts[2:]:
