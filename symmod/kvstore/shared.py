@@ -8,10 +8,13 @@ a 2-core machine at load 10, a 430 KB all-reduce took 7-11 ms *after* both ranks
 
 Here every worker copies what it sends into its own *slot* of a window that all workers
 map (``MPI_Win_allocate_shared``). The round's header exchange
-(:class:`mpi.WorkerTransport`) is then the only meeting of the round; afterwards each
-worker adds up all slots itself, in rank order, so every worker computes the same bits
-(and the failure handling of the header rounds - exits, timeouts, mismatched keys -
-stays as it is). Two sets of slots alternate between rounds: a worker writes round
+(:class:`mpi.WorkerTransport`, its headers posted in shared memory too:
+:class:`SharedHeaders`) is then the only meeting of the round; afterwards each worker
+adds up every worker's part itself, in rank order, so every worker computes the same
+bits (its own part it reads from what it sent, not from its slot: same values, less
+traffic between the cores' caches), and the failure handling of the header rounds -
+exits, timeouts, mismatched keys - stays as it is. Two sets of slots alternate between
+rounds: a worker writes round
 ``r + 2`` only after it has every peer's header of round ``r + 1``, which a peer sends
 only after it has read round ``r`` (a store that reads a round's parts later, to copy a
 sum into its stored value only when needed, does so in a round hook, before its next
