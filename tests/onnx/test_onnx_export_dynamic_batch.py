@@ -1,15 +1,15 @@
 """Exports whose batch size varies (``dynamic=True``): the Loop-based linalg operators
-(potrf, potri, trsm, inverse, gelqf, syevd), CTCLoss, MultiBoxTarget and hawkesll; one
-exported model runs on other
-batch sizes like symmod. Inputs sharing the batch name a dimension alike, so it varies in
-all of them at once. A varying matrix size is refused, naming the node."""
+(potrf, potri, trsm, inverse, gelqf, syevd), CTCLoss, MultiBoxTarget, hawkesll and
+bipartite_matching; one exported model runs on other batch sizes like symmod. Inputs
+sharing the batch name a dimension alike, so it varies in all of them at once. A varying
+matrix size is refused, naming the node."""
 import numpy as np
 import pytest
 
 import symmod as mx
 from symmod.base import MXNetError
 from onnx_check import NEWEST, check_export, export
-from onnx_export_cases_graphs import CTC_CASES, HAWKES_CASES, MULTIBOX_CASES
+from onnx_export_cases_graphs import CTC_CASES, HAWKES_CASES, MATCHING_CASES, MULTIBOX_CASES
 
 S = mx.sym
 D = S.var('data')
@@ -51,16 +51,18 @@ def test_trsm_batch_shared_by_both_inputs():
 
 
 _BATCHED = CTC_CASES + [c for c in MULTIBOX_CASES if c[0].startswith('MultiBoxTarget')] \
-    + HAWKES_CASES
-_BATCH_AXIS = {'data': 1, 'anchor': None, 'alpha': None, 'beta': None}     # else axis 0
+    + HAWKES_CASES + [c for c in MATCHING_CASES if c[2]['data'].ndim == 3]
+_FIXED = ('anchor', 'alpha', 'beta')        # the other inputs have the batch first
 
 
 @pytest.mark.parametrize('index', range(len(_BATCHED)), ids=[c[0] for c in _BATCHED])
 def test_batch_shared_by_the_inputs(index):
-    _, sym, inputs, options = _BATCHED[index]
+    case, sym, inputs, options = _BATCHED[index]
     shapes, bigger = [], {}
     for name in sym.list_inputs():
-        value, axis = inputs[name], _BATCH_AXIS.get(name, 0)
+        value = inputs[name]
+        axis = None if name in _FIXED else 1 if case.startswith('CTC') and name == 'data' \
+            else 0
         if axis is None:
             shapes.append(value.shape)
             bigger[name] = value

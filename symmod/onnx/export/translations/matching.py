@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import subgraph
 from ..registry import translator
-from .common import cast, reshape_to, scalar, unsqueeze
+from .common import cast, reshape_to, scalar, slice_axes, unsqueeze
 
 __all__ = []
 
@@ -32,7 +32,7 @@ def _body(g, node, items, rows, cols, scores, hint):
         unsqueeze(g, g.add('Equal', [cols_in, minus_one], hint=hint + '_cfree'), [1],
                   hint=hint + '_cfree3')], hint=hint + '_free')               # B N M
     worst = scalar(g, np.inf if op.is_ascend else -np.inf, _F64, 'worst')
-    masked = g.add('Where', [reshape_to(g, free, [items, rows * cols], hint=hint + '_ff'),
+    masked = g.add('Where', [reshape_to(g, free, [-1, rows * cols], hint=hint + '_ff'),
                              scores, worst], hint=hint + '_masked')
     pick = g.add('ArgMin' if op.is_ascend else 'ArgMax', [masked], hint=hint + '_pick', axis=1,
                  keepdims=1)                                                   # B 1
@@ -72,13 +72,16 @@ def _body(g, node, items, rows, cols, scores, hint):
 @translator('_contrib_bipartite_matching')
 def bipartite_matching(g, node):
     op, name = node.op, node.name
-    if node.in_varying(0):
-        node.fail('dimensions that vary')
     shape = node.in_shape(0)
+    rank = len(shape)
+    varying = node.in_varying(0)
+    if varying & {rank - 2, rank - 1} or len(varying) > 1:
+        node.fail('dimensions that vary other than one batch axis')
     rows, cols = shape[-2:]
-    items = int(np.prod(shape[:-2], dtype=np.int64))
+    # the batch items flattened (None: their number varies)
+    items = None if varying else int(np.prod(shape[:-2], dtype=np.int64))
     scores = reshape_to(g, cast(g, node.input(0), _F64, hint=name + '_scores64'),
-                        [items, rows * cols], hint=name + '_scores')
+                        [-1, rows * cols], hint=name + '_scores')
     steps = min(rows, cols)
     if op.topk > 0:
         steps = min(steps, op.topk + 1)
@@ -87,11 +90,16 @@ def bipartite_matching(g, node):
     body_nodes, g.onnx_nodes = g.onnx_nodes, outer_nodes
     from ... import _deps
     body = _deps.onnx().helper.make_graph(body_nodes, name + '_body', inputs, outputs)
-    start = [g.constant(np.full((items, n), -1, _F64), name + '_unmatched') for n in (rows, cols)]
+    # zeros of the items' number (it may vary), from the scores' first column: a score
+    # of inf / NaN makes its item's results NaN
+    zero_col = g.add('Mul', [slice_axes(g, scores, [0], [1], [1], hint=name + '_col0'),
+                             scalar(g, 0, _F64, 'zero')], hint=name + '_zero_col')
+    start = [g.add('Add', [zero_col, g.constant(np.full((1, n), -1, _F64), name + '_none')],
+                   hint=name + '_unmatched') for n in (rows, cols)]
     trips = reshape_to(g, g.int64s([steps], name + '_steps'), [], hint=name + '_trips')
-    matched = g.add('Loop', [trips, ''] + start
-                    + [g.constant(np.zeros((items, 1), _F64), name + '_open')],
-                    3, hint=name + '_loop', body=body)
+    matched = g.add('Loop', [trips, ''] + start + [zero_col], 3, hint=name + '_loop',
+                    body=body)
     for k, out_shape in enumerate((shape[:-1], shape[:-2] + shape[-1:])):
-        cast(g, reshape_to(g, matched[k], list(out_shape), hint=name + '_shaped'),
+        target = [-1 if a in varying else size for a, size in enumerate(out_shape)]
+        cast(g, reshape_to(g, matched[k], target, hint=name + '_shaped'),
              node.out_dtype(k), out=node.outputs[k])
