@@ -312,8 +312,9 @@ class DistSyncKVStore(DistStore):
             repeat.run()
             for k, g, s in zip(repeat.keys, repeat.grads, repeat.stored):
                 self._updater(k, g, s)
-        for k in repeat.pulled_keys:
-            self._stored(k)         # a pending sum the pull copies out
+        if self._pending:
+            for k in repeat.pulled_keys:
+                self._stored(k)     # a pending sum the pull copies out
         for dst, src in repeat.copies:
             np.copyto(dst, src, casting='unsafe')
 
