@@ -604,10 +604,10 @@ class _MPIServers:
     def close(self):
         """At exit (the job's channel): the last flush; stores freed later (at the
         interpreter's end) release nothing, the servers stop anyway."""
+        self.closed = True      # first: a store freed during the flush sends nothing
         self.flush()
         self._complete(self.releases, lambda: 'the release of freed stores')
         self.releases = []
-        self.closed = True
 
     def release(self):
         """This worker is done with the store (its object is being freed): tell every
