@@ -1,5 +1,5 @@
 """Exports whose batch size varies (``dynamic=True``): the Loop-based linalg operators
-(potrf, potri, trsm, inverse, gelqf, syevd), CTCLoss, MultiBoxTarget, hawkesll and
+(potrf, potri, trsm, inverse, gelqf, syevd, slogdet), CTCLoss, MultiBoxTarget, hawkesll and
 bipartite_matching; one exported model runs on other batch sizes like symmod. Inputs
 sharing the batch name a dimension alike, so it varies in all of them at once. A varying
 matrix size is refused, naming the node."""
@@ -39,6 +39,7 @@ CASES = [
     ('inverse_two_batch_axes', S.linalg.inverse(D), _spd(2, 3), [_spd(4, 3)]),
     ('gelqf', S.Group(list(S.linalg.gelqf(D))), _x(2, 3, 5), [_x(4, 3, 5)]),
     ('syevd', S.Group(list(S.linalg.syevd(D))), _x(2, 4, 4), [_x(3, 4, 4)]),
+    ('slogdet', S.Group(list(S.linalg.slogdet(D))), _x(2, 3, 4, 4), [_x(5, 3, 4, 4)]),
 ]
 
 

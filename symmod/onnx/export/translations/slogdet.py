@@ -9,14 +9,14 @@ from ... import _deps
 from .. import subgraph
 from ..registry import translator
 from .common import cast, reduce, reshape_to, scalar
-from .loops import one_hot, pivot_swap
+from .loops import batch_constant, batch_varying, one_hot, pivot_swap
 
 __all__ = []
 
 _F64 = np.float64
 
 
-def _body(g, shape, hint):
+def _body(g, shape, hint, varying):
     n, rank = shape[-1], len(shape)
     cols_axis = rank - 1
     one_shape = shape[:-2] + [1, 1]
@@ -48,32 +48,34 @@ def _body(g, shape, hint):
     cond_out = g.add('Identity', [cond_in], hint=hint + '_cond_out')
     info = subgraph.value_info
     inputs = [info(number, [], np.int64), info(cond_in, [], np.bool_), info(j, [1], _F64),
-              info(m, shape, _F64), info(log_in, one_shape, _F64),
-              info(sign_in, one_shape, _F64)]
-    outputs = [info(cond_out, [], np.bool_), info(j_out, [1], _F64), info(m_out, shape, _F64),
-               info(log_out, one_shape, _F64), info(sign_out, one_shape, _F64)]
+              info(m, shape, _F64, varying), info(log_in, one_shape, _F64, varying),
+              info(sign_in, one_shape, _F64, varying)]
+    outputs = [info(cond_out, [], np.bool_), info(j_out, [1], _F64),
+               info(m_out, shape, _F64, varying), info(log_out, one_shape, _F64, varying),
+               info(sign_out, one_shape, _F64, varying)]
     return inputs, outputs
 
 
 @translator('_linalg_slogdet')
 def slogdet(g, node):
     name = node.name
-    if node.in_varying(0):
-        node.fail('dimensions that vary')
+    varying = batch_varying(node, 0)
     shape = list(node.in_shape(0))
     n = shape[-1]
-    one_shape = shape[:-2] + [1, 1]
     outer_nodes, g.onnx_nodes = g.onnx_nodes, []
-    inputs, outputs = _body(g, shape, name + '_step')
+    inputs, outputs = _body(g, shape, name + '_step', varying)
     body_nodes, g.onnx_nodes = g.onnx_nodes, outer_nodes
     body = _deps.onnx().helper.make_graph(body_nodes, name + '_columns', inputs, outputs)
     trips = g.add('Reshape', [g.int64s([n], name + '_n'), g.int64s([], name + '_0d')],
                   hint=name + '_trips')
-    results = g.add('Loop', [trips, '', g.constant(np.zeros(1, _F64), name + '_j0'),
-                             cast(g, node.input(0), _F64, hint=name + '_a64'),
-                             g.constant(np.zeros(one_shape, _F64), name + '_log0'),
-                             g.constant(np.ones(one_shape, _F64), name + '_sign0')], 4,
+    a = cast(g, node.input(0), _F64, hint=name + '_a64')
+    results = g.add('Loop', [trips, '', g.constant(np.zeros(1, _F64), name + '_j0'), a,
+                             batch_constant(g, [[0.0]], a, shape[:-2], varying, name + '_log0'),
+                             batch_constant(g, [[1.0]], a, shape[:-2], varying,
+                                            name + '_sign0')], 4,
                     hint=name + '_loop', body=body)
     for k, value in ((0, results[3]), (1, results[2])):
-        cast(g, reshape_to(g, value, list(node.out_shape(k)), hint=name + '_out'),
-             node.out_dtype(k), out=node.outputs[k])
+        # the batch axes lead in both shapes: a varying one is copied (0)
+        target = [0 if a in varying else size for a, size in enumerate(node.out_shape(k))]
+        cast(g, reshape_to(g, value, target, hint=name + '_out'), node.out_dtype(k),
+             out=node.outputs[k])
