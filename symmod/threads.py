@@ -22,17 +22,23 @@ kernels and executor pools run serially when it is one. Set ``SYMMOD_ADAPT_THREA
 to keep the width at the budget.
 
 numba's OpenMP threads wait passively (``OMP_WAIT_POLICY=PASSIVE``, set on import).
+OpenBLAS's threads do not: after a call split over them they spin (yielding) for about
+a tenth of a second, on the cores numba's threads then want. Kernels that do their own
+``prange`` work between small matrix products (the convolutions) therefore run those
+products under :func:`serial_blas` and split the work themselves.
 
 Examples
 --------
 >>> mx.threads.info()['budget']
 2
 """
+import contextlib
 import os
 import threading
 import time
 
-__all__ = ['INTERVAL', 'budget', 'set_budget', 'width', 'spare_core', 'apply', 'info']
+__all__ = ['INTERVAL', 'budget', 'set_budget', 'width', 'spare_core', 'apply',
+           'serial_blas', 'info']
 
 INTERVAL = 0.25
 """Seconds between two looks at the machine's load."""
@@ -251,6 +257,31 @@ def apply(share=1):
         _set_numba(n)
         local.numba_width = n
     return n
+
+
+@contextlib.contextmanager
+def serial_blas():
+    """BLAS at one thread inside the block, back to what :func:`apply` set after it.
+
+    For kernels that interleave many small matrix products with their own parallel
+    loops: split over BLAS's threads such products gain little, and the idle BLAS
+    threads keep spinning on the cores the parallel loops need (a ResNet-20 step at
+    two threads took 3.5x the CPU time of one thread that way). Nested blocks and
+    blocks run while BLAS is at one thread anyway change nothing.
+    """
+    state = _STATE
+    before = state.blas_width
+    if before == 1:
+        yield
+        return
+    _set_blas(1)
+    try:
+        yield
+    finally:
+        if before is None:      # not sized by apply() yet: the budget
+            _set_blas(state.budget)
+        else:
+            _set_blas(before)
 
 
 def info():

@@ -195,3 +195,48 @@ def test_first_look_uses_the_load_average(budget_state, monkeypatch, loadavg, ex
     monkeypatch.setattr(threads.os, 'getloadavg', lambda: (loadavg, loadavg, loadavg))
     _check(budget_state)
     assert threads.width() == expected
+
+
+def test_serial_blas_runs_blas_at_one_thread_and_restores_the_width(budget_state):
+    budget_state.adaptive = False
+    threads.apply()
+    assert set(_blas_threads()) == {2}
+    with threads.serial_blas():
+        assert set(_blas_threads()) == {1}
+        with threads.serial_blas():             # nested: still one, and no early restore
+            assert set(_blas_threads()) == {1}
+        assert set(_blas_threads()) == {1}
+    assert set(_blas_threads()) == {2}
+    assert threads.info()['blas'] == 2
+
+
+@pytest.mark.parametrize('kernel, stride, channels', [
+    ((3, 3), (1, 1), 32),       # Winograd products
+    ((3, 3), (2, 2), 8),        # im2col and GEMM
+    ((1, 1), (2, 2), 8),        # pointwise products
+])
+def test_convolution_products_run_blas_at_one_thread(budget_state, monkeypatch, kernel,
+                                                     stride, channels):
+    # spinning BLAS threads took the cores from the convolutions' numba loops
+    from symmod.ops import common, conv, conv_pointwise, conv_winograd
+    budget_state.adaptive = False
+    seen = []
+    real = np.matmul
+
+    def spy(*args, **kwargs):
+        seen.append(tuple(_blas_threads()))
+        return real(*args, **kwargs)
+
+    fake_np = type('np', (), {name: getattr(np, name) for name in dir(np)
+                              if not name.startswith('__')})
+    fake_np.matmul = staticmethod(spy)
+    for module in (common, conv, conv_pointwise, conv_winograd):
+        monkeypatch.setattr(module, 'np', fake_np)
+    pad = (kernel[0] // 2,) * 2
+    sym = mx.sym.Convolution(mx.sym.Variable('data'), kernel=kernel, stride=stride, pad=pad,
+                             num_filter=channels, no_bias=True)
+    exe = sym.simple_bind(mx.cpu(), data=(2, channels, 8, 8))
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.ones(exe.outputs[0].shape))
+    assert seen and all(set(s) == {1} for s in seen)
+    assert set(_blas_threads()) == {2}

@@ -14,6 +14,7 @@ import numba
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .. import threads as _threads
 from ..base import MXNetError, parse_bool, parse_int, parse_optional, parse_tuple
 from . import conv_direct, conv_pointwise, conv_winograd
 from .common import choice, expect_shape, matmul_into, scratch, store_from, work_buffer
@@ -406,6 +407,11 @@ class _Convolution(_FilterOperator):
     def forward(self, is_train, req, in_data, out_data, aux):
         if req[0] == 'null':
             return
+        # the products are small and sit between parallel numba loops (threads.serial_blas)
+        with _threads.serial_blas():
+            self._forward(req, in_data, out_data)
+
+    def _forward(self, req, in_data, out_data):
         x, w = in_data[0], in_data[1]
         path = self._path(x)
         if path is not None:
@@ -435,13 +441,17 @@ class _Convolution(_FilterOperator):
             store_channel_rows(out, req[0], res, geo.n_out)
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        with _threads.serial_blas():
+            self._backward(req, out_grad[0], in_data, in_grad)
+
+    def _backward(self, req, dy_nchw, in_data, in_grad):
         x, w = in_data[0], in_data[1]
         path = self._path(x)
         if path is not None:
-            self._backward_fast(path, req, out_grad[0], x, w, in_grad)
+            self._backward_fast(path, req, dy_nchw, x, w, in_grad)
             return
         geo = self._geometry(x.shape)
-        dy = channel_rows(out_grad[0], geo.n_out, 'dy')
+        dy = channel_rows(dy_nchw, geo.n_out, 'dy')
         if req[1] != 'null':
             # the columns forward left, when they were made from x
             col = columns(x, geo, self._columns, reuse=True)
