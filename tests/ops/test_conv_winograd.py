@@ -127,3 +127,49 @@ def test_winograd_backward_add_accumulates(winograd_everywhere):
                       for k in ('data', 'conv_weight')]
     for a, b in zip(grads['add'], grads['write']):
         assert_almost_equal(a, b, rtol=1e-10, atol=1e-10)
+
+
+def test_winograd_splits_blocks_over_threads_with_the_same_result(monkeypatch):
+    import threading
+    from symmod.ops import thread_split
+    monkeypatch.setattr(conv_winograd, 'BLOCK_BYTES', 1)       # 16 tiles a block: 8 blocks
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 3, 8, 8)).astype(np.float32)
+    weight = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    dy = rng.standard_normal((2, 4, 8, 8)).astype(np.float32)
+    seen = set()
+    transform = conv_winograd._input_transform
+
+    def recorded(*args):
+        seen.add(threading.get_ident())
+        return transform(*args)
+    monkeypatch.setattr(conv_winograd, '_input_transform', recorded)
+    results = {}
+    for parts in (1, 2, 3):
+        monkeypatch.setattr(thread_split, 'parts', lambda parts=parts: parts)
+        seen.clear()
+        out, dx = np.empty_like(dy), np.empty_like(x)
+        conv_winograd.forward(x, weight, out)
+        conv_winograd.backward_data(dy, weight, dx)
+        results[parts] = (out, dx, conv_winograd.backward_weight(x, dy))
+        # (a pool thread may take more than one part)
+        assert (len(seen) == 1) if parts == 1 else (len(seen) > 1)
+    for parts in (2, 3):
+        for a, b in zip(results[parts], results[1]):
+            np.testing.assert_array_equal(a, b)      # not a rounding apart
+    expected = conv_reference(x.astype(np.float64), weight.astype(np.float64), None, (1, 1),
+                              (1, 1), (1, 1), 1)
+    assert np.abs(results[2][0] - expected).max() <= 1e-5 * np.abs(expected).max()
+
+
+def test_thread_split_runs_every_part_and_raises_their_errors():
+    from symmod.ops import thread_split
+    done = []
+    thread_split.run(done.append, 3)
+    assert sorted(done) == [0, 1, 2]
+
+    def fails(i):
+        if i == 1:
+            raise ValueError('part 1')
+    with pytest.raises(ValueError, match='part 1'):
+        thread_split.run(fails, 2)
