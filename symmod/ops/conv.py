@@ -6,7 +6,9 @@ gathered through a strided view into a column matrix of shape
 ``(num_filter, C * prod(kernel))`` weight. The backward pass multiplies the output
 gradient with the columns (weight gradient, reusing those forward computed) and with
 the weight (column gradient), which a numba kernel scatter-adds back onto the input
-(col2im).
+(col2im). With more than one thread, im2col and col2im split the samples over numba's
+threads and each product its output columns over the caller's parts (``thread_split``),
+BLAS at one thread (``threads.serial_blas``).
 """
 import threading
 
@@ -16,7 +18,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .. import threads as _threads
 from ..base import MXNetError, parse_bool, parse_int, parse_optional, parse_tuple
-from . import conv_direct, conv_pointwise, conv_winograd
+from . import conv_direct, conv_pointwise, conv_winograd, thread_split
 from .common import choice, expect_shape, matmul_into, scratch, store_from, work_buffer
 from .registry import Operator, Param, ShapeError, register, unify
 from .channel_last import ChannelLast
@@ -75,11 +77,11 @@ def conv_output_size(size, kernel, stride, dilate, pad):
     return (size + 2 * pad - (1 + (kernel - 1) * dilate)) // stride + 1
 
 
-@numba.njit(cache=True, nogil=True, error_model='numpy')
+@numba.njit(cache=True, nogil=True, error_model='numpy', parallel=True)
 def _im2col(x, col, stride, dilate):
     """col[c, i, j, m, n] = the window of x[n, c] at kernel offset (i, j, m) (3-D)."""
     channels, kd, kh, kw, batch, od_, oh_, ow_ = col.shape
-    for n in range(batch):
+    for n in numba.prange(batch):       # samples write apart
         for c in range(channels):
             plane = x[n, c]
             for i in range(kd):
@@ -101,11 +103,11 @@ def _im2col(x, col, stride, dilate):
                                         out[e] = row[e * stride[2] + start]
 
 
-@numba.njit(cache=True, nogil=True, error_model='numpy')
+@numba.njit(cache=True, nogil=True, error_model='numpy', parallel=True)
 def _col2im(dcol, dx, stride, dilate):
     """The adjoint of :func:`_im2col`: dx[n, c, window] += dcol[c, i, j, m, n]."""
     channels, kd, kh, kw, batch, od_, oh_, ow_ = dcol.shape
-    for n in range(batch):
+    for n in numba.prange(batch):       # samples write apart
         for c in range(channels):
             plane = dx[n, c]
             for i in range(kd):
@@ -306,9 +308,36 @@ class _FilterOperator(Operator):
         m = m.reshape(groups, m.shape[0] // groups, -1)
         return m.transpose(0, 2, 1) if trans else m
 
-    def _matmul(self, out, a, b, req='write', trans_a=False, trans_b=False):
-        """``out (req)= a @ b``, one product per group (see :meth:`_blocks`)."""
-        matmul_into(self._blocks(out), self._blocks(a, trans_a), self._blocks(b, trans_b), req)
+    def _matmul(self, out, a, b, req='write', trans_a=False, trans_b=False, split=False):
+        """``out (req)= a @ b``, one product per group (see :meth:`_blocks`); with
+        ``split`` (callers running BLAS at one thread), one group's product is cut by
+        columns over the calling thread's parts (:mod:`thread_split`)."""
+        out, a, b = self._blocks(out), self._blocks(a, trans_a), self._blocks(b, trans_b)
+        if split and out.ndim == 2:
+            _split_matmul(out, a, b, req)
+        else:
+            matmul_into(out, a, b, req)
+
+
+# a product is cut into parts of at least this many multiply-adds and 64 columns
+SPLIT_MIN_WORK = 1 << 20
+
+
+def _split_matmul(out, a, b, req):
+    """``out (req)= a @ b`` (2-D), output columns cut into contiguous ranges run on
+    the calling thread's parts; each entry comes from the same dot product as unsplit."""
+    cols = out.shape[1]
+    parts = min(thread_split.parts(), cols // 64,
+                out.shape[0] * cols * a.shape[1] // SPLIT_MIN_WORK)
+    if parts <= 1:
+        matmul_into(out, a, b, req)
+        return
+    bounds = [cols * i // parts for i in range(parts + 1)]
+
+    def run(part):
+        lo, hi = bounds[part], bounds[part + 1]
+        matmul_into(out[:, lo:hi], a, b[:, lo:hi], req)
+    thread_split.run(run, parts)
 
 
 # the 3x3 kernels of Convolution._path's choices
@@ -434,7 +463,7 @@ class _Convolution(_FilterOperator):
         direct = geo.n == 1 and req[0] == 'write'
         res = out.reshape(filters, geo.n_out) if direct else \
             scratch('res', (filters, geo.n * geo.n_out), x.dtype)
-        self._matmul(res, w, col)
+        self._matmul(res, w, col, split=True)
         if not self.no_bias:
             res += in_data[2].reshape(filters, 1)
         if not direct:
@@ -455,7 +484,7 @@ class _Convolution(_FilterOperator):
         if req[1] != 'null':
             # the columns forward left, when they were made from x
             col = columns(x, geo, self._columns, reuse=True)
-            self._matmul(in_grad[1], dy, col, req[1], trans_b=True)
+            self._matmul(in_grad[1], dy, col, req[1], trans_b=True, split=True)
         if not self.no_bias and req[2] != 'null':
             if req[2] == 'write':
                 np.sum(dy, axis=1, out=in_grad[2])
@@ -463,7 +492,7 @@ class _Convolution(_FilterOperator):
                 in_grad[2] += np.sum(dy, axis=1)
         if req[0] != 'null':
             dcol = scratch('dcol', geo.col_shape, x.dtype)
-            self._matmul(dcol, w, dy, trans_a=True)
+            self._matmul(dcol, w, dy, trans_a=True, split=True)
             scatter_columns(dcol, geo, in_grad[0], req[0])
 
     def _backward_fast(self, path, req, dy, x, w, in_grad):

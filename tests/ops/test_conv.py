@@ -410,3 +410,55 @@ def test_pooling_reads_the_leading_values_of_a_longer_pad():
     with pytest.raises(mx.MXNetError, match="'same'"):
         mx.nd.Pooling(x, kernel=(2,), stride=(2,), pad=(2,), pool_type='max',
                       pooling_convention='same')
+
+
+@pytest.fixture
+def split_products(monkeypatch):
+    """im2col products cut into three column ranges however small they are."""
+    from symmod.ops import conv, thread_split
+    monkeypatch.setattr(conv, 'SPLIT_MIN_WORK', 1)
+    monkeypatch.setattr(thread_split, 'parts', lambda: 3)
+
+
+# stride 2 3x3 (ResNet's downsampling), dilated, a 1-D and a grouped one (not split)
+SPLIT_CASES = [((4, 3, 9, 8), (3, 3), (2, 2), (1, 1), (1, 1), 5, 1, False),
+               ((2, 2, 11, 7), (3, 3), (1, 1), (2, 2), (2, 2), 3, 1, True),
+               ((2, 4, 11), (5,), (2,), (2,), (1,), 4, 1, False),
+               ((2, 4, 7, 7), (3, 3), (2, 2), (1, 1), (1, 1), 4, 2, False)]
+
+
+@pytest.mark.parametrize('case', SPLIT_CASES)
+def test_convolution_split_products_match_reference(split_products, case):
+    x, w, b = _conv_inputs(case)
+    params = _conv_params(case)
+    sym = mx.sym.Convolution(mx.sym.Variable('data'), name='conv', **params)
+    args = {'data': x, 'conv_weight': w}
+    if b is not None:
+        args['conv_bias'] = b
+    exe = sym.bind(mx.cpu(), {k: mx.nd.array(v, dtype=v.dtype) for k, v in args.items()},
+                   args_grad={k: mx.nd.zeros(v.shape, dtype=v.dtype) for k, v in args.items()})
+    exe.forward(is_train=True)
+    expected = conv_reference(x, w, b, params['stride'], params['pad'], params['dilate'],
+                              params['num_group'])
+    assert_almost_equal(exe.outputs[0].asnumpy(), expected, rtol=1e-10, atol=1e-10)
+    check_numeric_gradient(sym, args, numeric_eps=1e-6, rtol=1e-5, atol=1e-8,
+                           dtype=np.float64)
+
+
+def test_split_products_run_on_several_threads(split_products, monkeypatch):
+    import threading
+    from symmod.ops import conv
+    seen = set()
+    real = conv.matmul_into
+
+    def recorded(*args):
+        seen.add(threading.get_ident())
+        return real(*args)
+    monkeypatch.setattr(conv, 'matmul_into', recorded)
+    x = np.random.randn(4, 3, 17, 16).astype(np.float32)      # 288 output columns
+    w = np.random.randn(6, 3, 3, 3).astype(np.float32)
+    y = mx.nd.Convolution(mx.nd.array(x), mx.nd.array(w), kernel=(3, 3), stride=(2, 2),
+                          pad=(1, 1), num_filter=6, no_bias=True)
+    assert len(seen) > 1
+    assert_almost_equal(y.asnumpy(), conv_reference(x.astype(np.float64), w, None, (2, 2),
+                                                    (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)
