@@ -197,15 +197,17 @@ def test_first_look_uses_the_load_average(budget_state, monkeypatch, loadavg, ex
     assert threads.width() == expected
 
 
-def test_serial_blas_runs_blas_at_one_thread_and_restores_the_width(budget_state):
+def test_serial_blas_leaves_blas_at_one_thread_until_the_next_apply(budget_state):
     budget_state.adaptive = False
     threads.apply()
     assert set(_blas_threads()) == {2}
     with threads.serial_blas():
         assert set(_blas_threads()) == {1}
-        with threads.serial_blas():             # nested: still one, and no early restore
+        with threads.serial_blas():
             assert set(_blas_threads()) == {1}
-        assert set(_blas_threads()) == {1}
+    # the rest of the pass stays at one thread (no spinning BLAS threads woken again)
+    assert set(_blas_threads()) == {1}
+    assert threads.apply() == 2
     assert set(_blas_threads()) == {2}
     assert threads.info()['blas'] == 2
 
@@ -239,4 +241,5 @@ def test_convolution_products_run_blas_at_one_thread(budget_state, monkeypatch, 
     exe.forward(is_train=True)
     exe.backward(mx.nd.ones(exe.outputs[0].shape))
     assert seen and all(set(s) == {1} for s in seen)
+    threads.apply()
     assert set(_blas_threads()) == {2}
