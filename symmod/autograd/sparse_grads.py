@@ -19,12 +19,18 @@ __all__ = ['looked_up_rows', 'sparse_backward', 'sparse_input_grads', 'add_gradi
            'dense_gradient', 'store_row_sparse_grad']
 
 
+def _operator(node):
+    """The operator of a recorded single-operator call; None for a hybridized graph's
+    call, whose ``op`` is built on demand from the graph (a JSON round trip)."""
+    return None if getattr(node, 'records_graph', False) else getattr(node, 'op', None)
+
+
 def looked_up_rows(var, nodes):
     """The weight rows that sparse-gradient embeddings reading ``var`` looked up (taken
     before the backward pass frees the nodes)."""
     rows = []
     for node in nodes:
-        op = getattr(node, 'op', None)      # a hybridized graph's node has none
+        op = _operator(node)
         if not getattr(op, 'sparse_grad', False) or len(node.in_entries) < 2:
             continue
         entry = node.in_entries[1]
@@ -40,7 +46,7 @@ def sparse_backward(node, req):
     (a data gradient request goes the dense way, which raises MXNet's error), or
     ``dot(csr, rhs)`` (MXNet's ``_backward_dot``: csr.T @ ograd, one row per column the
     csr stores)."""
-    op = getattr(node, 'op', None)      # a hybridized graph's node has none
+    op = _operator(node)
     if op is None or len(req) != 2 or req[0] != 'null' or req[1] == 'null':
         return False
     if getattr(op, 'sparse_grad', False):

@@ -260,11 +260,12 @@ def _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes):
                 continue
             _threads.apply()    # a long pass follows the machine's load node by node
             out_grad = []
+            out_meta = _output_meta(node)
             for i in range(node.n_visible):
                 got = grads.pop((id(node), i), None)
-                out_grad.append(dense_gradient(got, node.out_data[i].shape) if got is not None
-                                else np.zeros(node.out_data[i].shape,
-                                              dtype=node.out_data[i].dtype))
+                shape, dtype = out_meta[i][:2]
+                out_grad.append(dense_gradient(got, shape) if got is not None
+                                else np.zeros(shape, dtype=dtype))
             req = _requests(node, wanted, needed)
             if sparse_backward(node, req):      # embedding / csr dot: row-sparse weight grad
                 in_grad, owned = sparse_input_grads(node, out_grad), True
@@ -281,6 +282,13 @@ def _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes):
             for node in nodes:
                 node.clear()
     return {key[0]: value for key, value in grads.items() if key[0] in wanted}
+
+
+def _output_meta(node):
+    """``(shape, dtype, ...)`` of each output of a recorded call (a hybridized graph's
+    and a Function's call keep only these, not their outputs)."""
+    meta = getattr(node, 'out_meta', None)
+    return meta if meta is not None else [(y.shape, y.dtype) for y in node.out_data]
 
 
 class _NoHigherOrderGradient(Operator):

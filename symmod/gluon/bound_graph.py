@@ -58,6 +58,7 @@ class _GraphNode:
     the executor only writes again in a later backward pass of this node: the tape may
     keep and accumulate into them without a copy (``owns_grads``)."""
     owns_grads = True
+    records_graph = True    # ``op`` is built from the graph on each read: not a hot-path read
 
     __slots__ = ('seq', 'name', 'in_entries', 'input_names', 'aux', 'out_meta', 'n_visible',
                  'cleared', 'slot', 'ctx', 'symbol', '_finalizer', '__weakref__')

@@ -162,3 +162,32 @@ def test_an_entry_output_twice_gets_the_sum_of_its_gradients():
     loss.backward()
     assert a is b
     np.testing.assert_allclose(x.grad.asnumpy(), [[21, 0, 21]])
+
+
+def test_backward_neither_serializes_the_graph_nor_allocates_outputs(monkeypatch):
+    """A hybridized call's tape entry builds its ``op`` (a JSON round trip of the graph)
+    and its ``out_data`` (zero arrays) only on demand: backward needs neither."""
+    net = _net()
+    net.hybridize()
+    x = mx.nd.ones((4, 5))
+    x.attach_grad()
+    _train_step(net, [x])       # bind for training first
+    reads = []
+
+    def counting(name, real):
+        def read(self):
+            reads.append(name)
+            return real.fget(self)
+        return property(read)
+
+    monkeypatch.setattr(bound_graph._GraphNode, 'op', counting('op', bound_graph._GraphNode.op))
+    monkeypatch.setattr(bound_graph._GraphNode, 'out_data',
+                        counting('out_data', bound_graph._GraphNode.out_data))
+    outs, grads = _train_step(net, [x, x * 2])
+    assert reads == []
+    net.hybridize(False)
+    ref_outs, ref_grads = _train_step(net, [x, x * 2])
+    for a, b in zip(outs, ref_outs):
+        assert_almost_equal(a, b, rtol=1e-5, atol=1e-6)
+    for k in ref_grads:
+        assert_almost_equal(grads[k], ref_grads[k], rtol=1e-5, atol=1e-6)
