@@ -51,6 +51,10 @@ def _train_hybridized():
 
 
 def test_discarded_hybridized_block_frees_its_executor_buffers_without_the_cycle_collector():
+    # numba's first compilation of a kernel (a cold cache) raises and catches typing
+    # errors whose tracebacks form cycles with its frames, and a frame holds its callers
+    # (f_back): the whole stack down to this test. Compile everything once beforehand.
+    _train_hybridized()
     gc.collect()
     enabled = gc.isenabled()
     gc.disable()
