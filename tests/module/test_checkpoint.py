@@ -25,8 +25,17 @@ def _optimizer(kind):
     raise ValueError(kind)
 
 
+@pytest.fixture
+def fixed_thread_width(monkeypatch):
+    """symmod's thread width follows the machine's load, and a different width sums
+    some reductions in another order (measured: 4 epochs of this MLP give different bits
+    at widths 1 and 2, sgd and adam alike). Bitwise equality is only defined at one width,
+    so the load must not change it between the runs compared."""
+    monkeypatch.setattr(mx.threads._STATE, 'adaptive', False)
+
+
 @pytest.mark.parametrize('kind', ['sgd_mom', 'adam', 'sgd_factor'])
-def test_resume_is_bitwise_identical(mnist, tmp_path, kind):
+def test_resume_is_bitwise_identical(mnist, tmp_path, kind, fixed_thread_width):
     """4 epochs straight == 2 epochs, save, Module.load with states, 2 more epochs."""
     prefix = str(tmp_path / 'net')
     name, params = _optimizer(kind)
