@@ -5,6 +5,7 @@ Run (PyTorch is needed for this benchmark only: ``pip install torch==2.13.0``)::
     python benchmarks/fused_rnn.py                  # 3 rounds per row
     python benchmarks/fused_rnn.py --threads 1      # one thread on both sides
     python benchmarks/fused_rnn.py --quick
+    python benchmarks/fused_rnn.py --threads 1 --bound   # + what bounds inference
 
 Both sides: sequence length 35, input = hidden = 200, 2 layers, float32, the same
 weights and data. ``train`` (batch 32): one step = forward in training mode + backward
@@ -15,6 +16,11 @@ forward pass in inference mode (PyTorch under ``torch.inference_mode()``). symmo
 best of ``--steps`` steps after two warm-up steps); the sides alternate over
 ``--rounds``; best and median over the rounds are reported, with the CPU time ratio,
 the load average and each side's threads.
+
+``--bound`` adds a table for inference: the time of the forward's matrix products alone
+(per layer one (T*N, in) x (in, G*H) product and T (N, H) x (H, G*H) products, through
+numpy's BLAS as symmod runs them), next to symmod's and PyTorch's whole forward. What
+symmod spends beyond the products is its gate arithmetic and overhead.
 """
 import argparse
 import os
@@ -85,6 +91,29 @@ def run_symmod(mode, task, batch, steps):
     return _timed(train if task == 'train' else infer, steps)
 
 
+def run_products(mode, task, batch, steps):
+    """The inference forward's matrix products alone, on numpy's BLAS."""
+    from symmod import threads
+    threads.apply()
+    rng = np.random.default_rng(0)
+    layers = _weights(mode, rng)
+    x = rng.standard_normal((T * batch, I)).astype(np.float32)
+    pre = np.empty((T * batch, GATES[mode] * H), np.float32)
+    h = np.zeros((batch, H), np.float32)
+    hh = np.empty((batch, GATES[mode] * H), np.float32)
+    y = np.zeros((T * batch, H), np.float32)         # the next layer's input
+    wh_t = [np.ascontiguousarray(wh.T) for _, wh, _, _ in layers]
+
+    def products():
+        layer_in = x
+        for (wi, _, _, _), wht in zip(layers, wh_t):
+            np.matmul(layer_in, wi.T, out=pre)
+            for _ in range(T):
+                np.matmul(h, wht, out=hh)
+            layer_in = y
+    return _timed(products, steps)
+
+
 def run_torch(mode, task, batch, steps):
     import torch
     harness.set_torch_threads()
@@ -119,12 +148,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--quick', action='store_true', help='1 round of 3 steps')
     parser.add_argument('--steps', type=int, default=10)
+    parser.add_argument('--bound', action='store_true',
+                        help='also time the inference matrix products alone')
     harness.add_arguments(parser, 5)
     args = parser.parse_args()
     if args.worker:
         import json
         framework, mode, task, batch, steps = args.worker
-        runner = run_symmod if framework == 'symmod' else run_torch
+        runner = {'symmod': run_symmod, 'torch': run_torch,
+                  'products': run_products}[framework]
         wall, cpu = runner(mode, task, int(batch), int(steps))
         print(json.dumps({'seconds': wall, 'cpu': cpu,
                           'threads': harness.thread_report(framework)}))
@@ -138,6 +170,7 @@ def main():
           '| load avg '
           '| threads |')
     print('|---|---|---|---|---|---|---|---|---|')
+    bounds = []
     for mode in ('lstm', 'gru'):
         for task, batch in (('train', 32), ('infer', 32), ('infer', 1)):
             res, cpu, reports, loads = harness.side_by_side(
@@ -149,6 +182,17 @@ def main():
                   % ((mode, task, batch, sb, sm, tb, tm, tb / sb, tm / sm,
                       min(cpu['torch']) / min(cpu['symmod'])) + loads
                      + (reports['symmod'], reports['torch'])), flush=True)
+            if args.bound and task == 'infer':
+                bounds.append((mode, batch, sb, tb, min(
+                    harness.worker(__file__, ['products', mode, task, batch, steps],
+                                   env)['seconds'] * 1e3 for _ in range(rounds))))
+    if bounds:
+        print('\n| mode | batch | matrix products alone ms | symmod forward ms '
+              '| PyTorch forward ms | products / symmod | products / PyTorch |')
+        print('|---|---|---|---|---|---|---|')
+        for mode, batch, sb, tb, pb in bounds:
+            print('| %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f |'
+                  % (mode, batch, pb, sb, tb, pb / sb, pb / tb))
 
 
 if __name__ == '__main__':

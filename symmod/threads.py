@@ -230,6 +230,21 @@ def _set_blas(n):
     state.blas_width = n
 
 
+def adopt_blas_libraries():
+    """Put BLAS libraries loaded since the first sizing under the thread budget.
+
+    threadpoolctl finds the libraries loaded when its controller is made; one loaded
+    later (scipy's OpenBLAS, which numba's ``np.dot`` calls) would keep its default
+    width. Call after loading one: the controller is made again and every library is
+    sized to the current BLAS width.
+    """
+    state = _STATE
+    if state.blas is None:      # not made yet: the first sizing will find it
+        return
+    state.blas = None
+    _set_blas(state.blas_width)
+
+
 def _set_numba(n):
     import numba
     numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))

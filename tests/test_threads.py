@@ -229,17 +229,47 @@ def test_convolution_products_run_blas_at_one_thread(budget_state, monkeypatch, 
         seen.append(tuple(_blas_threads()))
         return real(*args, **kwargs)
 
+    pad = (kernel[0] // 2,) * 2
+    sym = mx.sym.Convolution(mx.sym.Variable('data'), kernel=kernel, stride=stride, pad=pad,
+                             num_filter=channels, no_bias=True)
+    exe = sym.simple_bind(mx.cpu(), data=(2, channels, 8, 8))
+    # compile the numba kernels first: compiled while the modules' np is the spy class
+    # below (a cold cache: a fresh clone, or a changed source file), they fail to type
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.ones(exe.outputs[0].shape))
     fake_np = type('np', (), {name: getattr(np, name) for name in dir(np)
                               if not name.startswith('__')})
     fake_np.matmul = staticmethod(spy)
     for module in (common, conv, conv_pointwise, conv_winograd):
         monkeypatch.setattr(module, 'np', fake_np)
-    pad = (kernel[0] // 2,) * 2
-    sym = mx.sym.Convolution(mx.sym.Variable('data'), kernel=kernel, stride=stride, pad=pad,
-                             num_filter=channels, no_bias=True)
-    exe = sym.simple_bind(mx.cpu(), data=(2, channels, 8, 8))
     exe.forward(is_train=True)
     exe.backward(mx.nd.ones(exe.outputs[0].shape))
     assert seen and all(set(s) == {1} for s in seen)
     threads.apply()
     assert set(_blas_threads()) == {2}
+
+
+_SCIPY_BLAS_PROBE = '''
+import numpy as np, threadpoolctl, symmod as mx
+mx.threads._STATE.adaptive = False
+mx.threads.set_budget(1)
+mx.threads.apply()
+before = {i['filepath'] for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas'}
+# one sample: the fused RNN runs its time loop in numba, whose np.dot calls scipy's BLAS
+x = mx.nd.ones((3, 1, 4))
+params = mx.nd.ones((4 * 5 * (4 + 5) + 8 * 5,)) * 0.1
+state = mx.nd.zeros((1, 1, 5))
+mx.nd.RNN(x, params, state, state, state_size=5, num_layers=1, mode='lstm').asnumpy()
+libs = [i for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas']
+print(len(libs) > len(before), sorted(i['num_threads'] for i in libs))
+'''
+
+
+def test_blas_loaded_by_the_rnn_time_loop_follows_the_thread_budget():
+    """scipy's OpenBLAS (numba's np.dot) is loaded after the first sizing; it must be
+    sized too, not left at its own default width spinning on a busy machine."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS')}
+    out = subprocess.run([sys.executable, '-c', _SCIPY_BLAS_PROBE], env=env, timeout=120,
+                         capture_output=True, text=True, check=True).stdout.split('\n')[-2]
+    assert out == 'True [1, 1]'

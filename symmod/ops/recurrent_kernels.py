@@ -10,7 +10,8 @@ import numba
 import numpy as np
 
 from .common import scratch
-from .fast_math import FLAGS, sigmoid, tanh
+from .fast_math import FLAGS, tanh
+from .recurrent_loops import gru_loop, gru_step, lstm_loop, lstm_step, ready
 
 __all__ = ['forward_direction', 'forward_projected_direction', 'backward_direction']
 
@@ -36,33 +37,10 @@ _F32 = np.dtype(np.float32)
 _jit32 = dict(cache=True, nogil=True, fastmath=FLAGS, error_model='numpy')
 
 
-@numba.njit(**_jit32)
-def _lstm_gates(pre, hh, g):
-    """``g = act(pre + hh)`` per (N, 4H) row: logistic for i, f, o and tanh for g."""
-    hidden = g.shape[1] // 4
-    for n in range(g.shape[0]):
-        p, q, out = pre[n], hh[n], g[n]
-        for j in range(2 * hidden):
-            out[j] = sigmoid(p[j] + q[j])
-        for j in range(2 * hidden, 3 * hidden):
-            out[j] = tanh(p[j] + q[j])
-        for j in range(3 * hidden, 4 * hidden):
-            out[j] = sigmoid(p[j] + q[j])
-
-
-@numba.njit(**_jit32)
-def _lstm_cell(g, c_prev, c, h):
-    """``c = f * c_prev + i * g``, ``h = o * tanh(c)`` from the activated gates."""
-    hidden = c.shape[1]
-    for n in range(c.shape[0]):
-        row = g[n]
-        i, f, cand, o = (row[:hidden], row[hidden:2 * hidden], row[2 * hidden:3 * hidden],
-                         row[3 * hidden:])
-        cp, cr, hr = c_prev[n], c[n], h[n]
-        for j in range(hidden):
-            cv = f[j] * cp[j] + i[j] * cand[j]
-            cr[j] = cv
-            hr[j] = o[j] * tanh(cv)
+# The float32 backward kernels below loop once per array they write: a loop writing
+# several arrays (or one row at several offsets) needs more runtime overlap checks than
+# LLVM allows, and then runs scalar (at N=32, H=200 the LSTM step took 15 us, the GRU
+# step 31 us, written as one loop).
 
 
 @numba.njit(**_jit32)
@@ -77,39 +55,19 @@ def _lstm_step_back32(g, c, c_before, dh, dc, d):
                           drow[2 * hidden:3 * hidden], drow[3 * hidden:])
         cr, cb, dhr, dcr = c[n], c_before[n], dh[n], dc[n]
         for j in range(hidden):
-            tcv = tanh(cr[j])
-            dhv = dhr[j]
-            dcv = dcr[j] + dhv * o[j] * (1 - tcv * tcv)
-            di[j] = dcv * cand[j] * i[j] * (1 - i[j])
-            df[j] = dcv * cb[j] * f[j] * (1 - f[j])
-            dg[j] = dcv * i[j] * (1 - cand[j] * cand[j])
-            do[j] = dhv * tcv * o[j] * (1 - o[j])
-            dcr[j] = dcv * f[j]
-
-
-@numba.njit(**_jit32)
-def _gru_gates(pre, hh, bh, g, hn):
-    """r, z (logistic) and n = tanh(pre_n + r * hn) into ``g``; ``hn = W_hn h + b_hn``."""
-    hidden = hn.shape[1]
-    for n in range(g.shape[0]):
-        p, q, out, hrow = pre[n], hh[n], g[n], hn[n]
-        for j in range(2 * hidden):
-            out[j] = sigmoid(p[j] + q[j] + bh[j])
+            do[j] = tanh(cr[j])                 # tanh(c), until do is written below
         for j in range(hidden):
-            v = q[2 * hidden + j] + bh[2 * hidden + j]
-            hrow[j] = v
-            out[2 * hidden + j] = tanh(p[2 * hidden + j] + out[j] * v)
-
-
-@numba.njit(**_jit32)
-def _gru_state(g, h_prev, h):
-    """``h = (1 - z) * n + z * h_prev``."""
-    hidden = h.shape[1]
-    for n in range(h.shape[0]):
-        row, hp, hr = g[n], h_prev[n], h[n]
-        z, cand = row[hidden:2 * hidden], row[2 * hidden:]
+            dcr[j] += dhr[j] * o[j] * (1 - do[j] * do[j])
         for j in range(hidden):
-            hr[j] = (hp[j] - cand[j]) * z[j] + cand[j]
+            do[j] = dhr[j] * do[j] * o[j] * (1 - o[j])
+        for j in range(hidden):
+            di[j] = dcr[j] * cand[j] * i[j] * (1 - i[j])
+        for j in range(hidden):
+            df[j] = dcr[j] * cb[j] * f[j] * (1 - f[j])
+        for j in range(hidden):
+            dg[j] = dcr[j] * i[j] * (1 - cand[j] * cand[j])
+        for j in range(hidden):
+            dcr[j] *= f[j]
 
 
 @numba.njit(**_jit32)
@@ -119,19 +77,23 @@ def _gru_step_back32(g, hn, h_prev, dh, dxg, dhg):
     for n in range(g.shape[0]):
         row, xrow, hrow = g[n], dxg[n], dhg[n]
         r, z, cand = row[:hidden], row[hidden:2 * hidden], row[2 * hidden:]
+        dxr, dxz, dxn = xrow[:hidden], xrow[hidden:2 * hidden], xrow[2 * hidden:]
+        dhgr, dhgz, dhgn = hrow[:hidden], hrow[hidden:2 * hidden], hrow[2 * hidden:]
         hnr, hp, dhr = hn[n], h_prev[n], dh[n]
         for j in range(hidden):
-            dhv = dhr[j]
-            dn = dhv * (1 - z[j]) * (1 - cand[j] * cand[j])
-            dr = dn * hnr[j] * r[j] * (1 - r[j])
-            dz = dhv * (hp[j] - cand[j]) * z[j] * (1 - z[j])
-            xrow[j] = dr
-            xrow[hidden + j] = dz
-            xrow[2 * hidden + j] = dn
-            hrow[j] = dr
-            hrow[hidden + j] = dz
-            hrow[2 * hidden + j] = dn * r[j]
-            dhr[j] = dhv * z[j]
+            dxn[j] = dhr[j] * (1 - z[j]) * (1 - cand[j] * cand[j])
+        for j in range(hidden):
+            dxr[j] = dxn[j] * hnr[j] * r[j] * (1 - r[j])
+        for j in range(hidden):
+            dxz[j] = dhr[j] * (hp[j] - cand[j]) * z[j] * (1 - z[j])
+        for j in range(hidden):
+            dhgr[j] = dxr[j]
+        for j in range(hidden):
+            dhgz[j] = dxz[j]
+        for j in range(hidden):
+            dhgn[j] = dxn[j] * r[j]
+        for j in range(hidden):
+            dhr[j] *= z[j]
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
@@ -189,6 +151,10 @@ def forward_direction(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra)
     gate activations into ``gates`` and cell states (lstm) or ``W_hn h + b_hn`` (gru)
     into ``extra``. Returns the final hidden and cell state.
     """
+    if mode in ('lstm', 'gru') and all(
+            a.dtype == _F32 for a in (x, wx, wh, bx, bh, h0, y, gates, extra)
+            + ((c0,) if mode == 'lstm' else ())):
+        return _forward_loop(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra)
     T, N, _ = x.shape
     H = wh.shape[1]
     GH = wx.shape[0]
@@ -199,29 +165,12 @@ def forward_direction(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra)
     else:
         pre += bx + bh
     hh = scratch('rnn_hh', (N, GH), x.dtype)
-    # a contiguous W_h^T: BLAS multiplies the small per-step product by it ~1.5x faster
-    # than through the transposed view; for one sample (a matrix-vector product) the view
-    # is only ~1.6 us a step slower, less than the copy (~100 us for H=200)
-    if N == 1:
-        wh_t = wh.T
-    else:
-        wh_t = scratch('rnn_wht', (H, GH), x.dtype)
-        np.copyto(wh_t, wh.T)
     h_prev, c_prev = h0, c0
-    fast = mode in ('lstm', 'gru') and all(
-        a.dtype == _F32 for a in (x, h0, y, gates, extra) + ((c0,) if mode == 'lstm' else ()))
     for step in range(T):
         t = T - 1 - step if reverse else step
-        np.matmul(h_prev, wh_t, out=hh)
+        np.matmul(h_prev, wh.T, out=hh)
         h = y[t]
-        if fast and mode == 'lstm':
-            _lstm_gates(pre[t], hh, gates[t])
-            _lstm_cell(gates[t], c_prev, extra[t], h)
-            c_prev = extra[t]
-        elif fast and mode == 'gru':
-            _gru_gates(pre[t], hh, bh, gates[t], extra[t])
-            _gru_state(gates[t], h_prev, h)
-        elif mode == 'lstm':
+        if mode == 'lstm':
             g = gates[t]
             np.add(pre[t], hh, out=g)
             _sigmoid_(g[:, :2 * H])
@@ -253,6 +202,58 @@ def forward_direction(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra)
                 np.tanh(h, out=h)
             else:
                 np.maximum(h, 0, out=h)
+        h_prev = h
+    return h_prev, c_prev
+
+
+# batches up to this size run the whole time loop in numba (its np.dot calls scipy's
+# BLAS); larger ones loop in Python around numpy's products, which numpy's newer
+# OpenBLAS computes ~20% faster at N=32, H=200 (113 vs 143 us), more than the ~5 us of
+# Python per step saved
+_NUMBA_LOOP_MAX_BATCH = 4
+
+
+def _forward_loop(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra):
+    """float32 LSTM/GRU: the input products in one BLAS call, then each time step as one
+    product and one fused numba pass (:mod:`symmod.ops.recurrent_loops`)."""
+    T, N, _ = x.shape
+    H = wh.shape[1]
+    GH = wx.shape[0]
+    pre = scratch('rnn_pre', (T, N, GH), x.dtype)
+    np.matmul(x.reshape(T * N, -1), wx.T, out=pre.reshape(T * N, GH))
+    # a contiguous W_h^T: BLAS multiplies the small per-step product by it ~1.5x faster
+    # than through the transposed view; for one sample (a matrix-vector product) the view
+    # is about as fast, and cheaper than the copy
+    if N == 1:
+        wh_t = wh.T
+    else:
+        wh_t = scratch('rnn_wht', (H, GH), x.dtype)
+        np.copyto(wh_t, wh.T)
+    hh = scratch('rnn_hh', (N, GH), x.dtype)
+    bias = bx + bh if mode == 'lstm' else None
+    # the hidden state fed back lives in two alternating contiguous buffers besides y:
+    # written to the same array as y[t], the step kernel's loops could not be vectorized
+    # (LLVM's runtime overlap check fails; 64 instead of 23 us a step at N=32, H=200)
+    h_even = scratch('rnn_h_even', (N, H), x.dtype)
+    h_odd = scratch('rnn_h_odd', (N, H), x.dtype)
+    h0 = np.ascontiguousarray(h0)
+    if N <= _NUMBA_LOOP_MAX_BATCH:
+        ready()
+        if mode == 'lstm':
+            return lstm_loop(pre, bias, wh_t, h0, np.ascontiguousarray(c0), reverse, y,
+                             gates, extra, hh, h_even, h_odd)
+        return gru_loop(pre, bx, bh, wh_t, h0, reverse, y, gates, extra, hh, h_even,
+                        h_odd), None
+    h_prev, c_prev = h0, c0
+    for step in range(T):
+        t = T - 1 - step if reverse else step
+        np.matmul(h_prev, wh_t, out=hh)
+        h = h_even if step % 2 == 0 else h_odd
+        if mode == 'lstm':
+            lstm_step(pre[t], hh, bias, gates[t], c_prev, extra[t], h, y[t])
+            c_prev = extra[t]
+        else:
+            gru_step(pre[t], hh, bx, bh, gates[t], extra[t], h_prev, h, y[t])
         h_prev = h
     return h_prev, c_prev
 

@@ -147,7 +147,8 @@ def test_infer_type_and_sequence_length_argument():
 
 
 # ---- forward against the reference ------------------------------------------------------
-@pytest.mark.parametrize('batch', [3, 1])     # one sample: W_h^T used as a view
+# one sample: W_h^T used as a view; 6: above the batch that runs its time loop in numba
+@pytest.mark.parametrize('batch', [3, 1, 6])
 @pytest.mark.parametrize('dtype', [np.float32, np.float64])
 @pytest.mark.parametrize('layers,bidirectional', [(1, False), (2, False), (1, True),
                                                   (2, True)])
@@ -250,13 +251,14 @@ def test_float16_follows_float32(mode):
         assert_almost_equal(half.astype(np.float32), single, rtol=2e-2, atol=2e-2)
 
 
+@pytest.mark.parametrize('batch', [4, 6])     # time loop in numba / in Python
 @pytest.mark.parametrize('mode,bidirectional', [('lstm', False), ('lstm', True),
                                                 ('gru', False), ('gru', True)])
-def test_float32_step_kernels_follow_float64(mode, bidirectional):
+def test_float32_step_kernels_follow_float64(mode, bidirectional, batch):
     """float32 runs whole time steps in numba (fast_math's tanh and logistic); float64
     takes the numpy path the numeric-gradient checks above cover."""
     rng = np.random.RandomState(6)
-    loc, _ = make_inputs(mode, 5, 4, 6, 7, 2, bidirectional, rng)
+    loc, _ = make_inputs(mode, 5, batch, 6, 7, 2, bidirectional, rng)
     loc['data'] = loc['data'] * 3            # gates across their whole range
     sym = rnn_symbol(mode, 7, 2, bidirectional, state_outputs=True)
     dirs = 2 if bidirectional else 1
