@@ -17,9 +17,10 @@ best of ``--steps`` steps after two warm-up steps); the sides alternate over
 ``--rounds``; best and median over the rounds are reported, with the CPU time ratio,
 the load average and each side's threads.
 
-``--bound`` adds a table for inference: the time of the forward's matrix products alone
-(per layer one (T*N, in) x (in, G*H) product and T (N, H) x (H, G*H) products, through
-numpy's BLAS as symmod runs them), next to symmod's and PyTorch's whole forward. What
+``--bound`` adds a table: the time of the matrix products alone, through numpy's BLAS in
+the shapes symmod multiplies (forward: per layer one (T*N, in) x (in, G*H) product and T
+(N, H) x (H, G*H) products; training adds per layer T (N, G*H) x (G*H, H) products and the
+three weight/input gradient products), next to symmod's and PyTorch's whole step. What
 symmod spends beyond the products is its gate arithmetic and overhead.
 """
 import argparse
@@ -92,26 +93,37 @@ def run_symmod(mode, task, batch, steps):
 
 
 def run_products(mode, task, batch, steps):
-    """The inference forward's matrix products alone, on numpy's BLAS."""
+    """The matrix products of the forward (``infer``) or of forward and backward
+    (``train``) alone, on numpy's BLAS, in the shapes symmod multiplies."""
     from symmod import threads
     threads.apply()
     rng = np.random.default_rng(0)
     layers = _weights(mode, rng)
+    G = GATES[mode] * H
     x = rng.standard_normal((T * batch, I)).astype(np.float32)
-    pre = np.empty((T * batch, GATES[mode] * H), np.float32)
+    pre = np.empty((T * batch, G), np.float32)
     h = np.zeros((batch, H), np.float32)
-    hh = np.empty((batch, GATES[mode] * H), np.float32)
+    hh = np.empty((batch, G), np.float32)
     y = np.zeros((T * batch, H), np.float32)         # the next layer's input
     wh_t = [np.ascontiguousarray(wh.T) for _, wh, _, _ in layers]
 
-    def products():
+    def forward():
         layer_in = x
         for (wi, _, _, _), wht in zip(layers, wh_t):
             np.matmul(layer_in, wi.T, out=pre)
             for _ in range(T):
                 np.matmul(h, wht, out=hh)
             layer_in = y
-    return _timed(products, steps)
+
+    def train():
+        forward()
+        for k, (wi, wh, _, _) in enumerate(layers):
+            for _ in range(T):
+                np.matmul(hh, wh, out=h)                # dh = dgates W_h, per step
+            pre.T @ (x if k == 0 else y)                # dW_x
+            pre.T @ y                                   # dW_h, against the hidden states
+            pre @ wi                                    # gradient of the layer input
+    return _timed(train if task == 'train' else forward, steps)
 
 
 def run_torch(mode, task, batch, steps):
@@ -182,17 +194,17 @@ def main():
                   % ((mode, task, batch, sb, sm, tb, tm, tb / sb, tm / sm,
                       min(cpu['torch']) / min(cpu['symmod'])) + loads
                      + (reports['symmod'], reports['torch'])), flush=True)
-            if args.bound and task == 'infer':
-                bounds.append((mode, batch, sb, tb, min(
+            if args.bound:
+                bounds.append((mode, task, batch, sb, tb, min(
                     harness.worker(__file__, ['products', mode, task, batch, steps],
                                    env)['seconds'] * 1e3 for _ in range(rounds))))
     if bounds:
-        print('\n| mode | batch | matrix products alone ms | symmod forward ms '
-              '| PyTorch forward ms | products / symmod | products / PyTorch |')
-        print('|---|---|---|---|---|---|---|')
-        for mode, batch, sb, tb, pb in bounds:
-            print('| %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f |'
-                  % (mode, batch, pb, sb, tb, pb / sb, pb / tb))
+        print('\n| mode | task | batch | matrix products alone ms | symmod ms '
+              '| PyTorch ms | products / symmod | products / PyTorch |')
+        print('|---|---|---|---|---|---|---|---|')
+        for mode, task, batch, sb, tb, pb in bounds:
+            print('| %s | %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f |'
+                  % (mode, task, batch, pb, sb, tb, pb / sb, pb / tb))
 
 
 if __name__ == '__main__':
