@@ -173,26 +173,35 @@ def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_o
             kvstore.broadcast(name, arg_params[name], out=param_on_devs)
 
 
-def _pushpull_all(kvstore, keys, values, outs=None):
+def _pushpull_all(kvstore, keys, values, outs=None, lend_outs=False):
     """``pushpull`` of every key: in one call for symmod's own stores (a distributed
     store then sends them in few messages, and treats each key as MXNet's per-key calls
-    would), else one call per key with MXNet's priorities (user-registered stores)."""
+    would), else one call per key with MXNet's priorities (user-registered stores).
+    ``lend_outs``: ``outs`` are the caller's weights, which it writes otherwise only
+    after ``kvstore._release_lent()`` (see ``DistSyncKVStore._pushpull_lent``)."""
     from .kvstore import KVStore
     if not keys:
         return
     if isinstance(kvstore, KVStore):
-        kvstore.pushpull(keys, values, out=outs)
+        lent = getattr(kvstore, '_pushpull_lent', None) if lend_outs else None
+        if lent is not None:
+            lent(keys, values, outs)
+        else:
+            kvstore.pushpull(keys, values, out=outs)
         return
     for index, (key, value) in enumerate(zip(keys, values)):
         kvstore.pushpull(key, value, out=None if outs is None else outs[index],
                          priority=-index)
 
 
-def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
+def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names,
+                              lend_params=False):
     """Push gradients into the store (which runs the optimizer) and pull the weights.
 
     Sparse gradients or weights are pushed, then pulled (a pull leaves row_sparse
-    weights alone: ``Module.prepare`` pulls the rows the next batch needs)."""
+    weights alone: ``Module.prepare`` pulls the rows the next batch needs).
+    ``lend_params``: the store may keep its weights in ``param_arrays``, which the
+    caller writes otherwise only after ``kvstore._release_lent()`` (Module does)."""
     names, grads, args = [], [], []
     for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
         if grad_list[0] is None:
@@ -204,7 +213,7 @@ def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
         names.append(param_names[index])
         grads.append(grad_list)
         args.append(arg_list)
-    _pushpull_all(kvstore, names, grads, args)
+    _pushpull_all(kvstore, names, grads, args, lend_outs=lend_params)
 
 
 def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,

@@ -83,6 +83,9 @@ class DistSyncKVStore(DistStore):
         if getattr(self._transport, 'shared', None) is not None:
             self._transport.add_round_hook(self._materialize)
         self._last_round = None     # (keys, stored, sends, recvs, reduced) of the last _push
+        # key -> (stored NDArray, its own host buffer) while the stored value lives in an
+        # array lent by the caller of _pushpull_lent (see there)
+        self._lent = {}
 
     # ---- init ------------------------------------------------------------------------
     def init(self, key, value):
@@ -143,6 +146,8 @@ class DistSyncKVStore(DistStore):
                       if not any(v.stype != 'default' for v in vals)]
         if not groups:
             return {}
+        if self._lent:
+            self._release_lent()        # the sum must not reach the lent arrays before a pull
         keys = [k for k, _ in groups]
         replaced = self._updater is None and self._compression is None
         stored = [self._stored(k, materialize=not replaced) for k in keys]
@@ -286,6 +291,25 @@ class DistSyncKVStore(DistStore):
         priority : int, optional
             Accepted for compatibility.
         """
+        self._pushpull(key, value, out, False)
+
+    def _pushpull_lent(self, key, value, out):
+        """``pushpull(key, value, out=out)`` for a caller whose ``out`` arrays are its own
+        copies of the stored values (Module's weights, with the optimizer in the store),
+        and which calls :meth:`_release_lent` before it writes them in any other way.
+
+        After every pull such an array holds exactly the stored value, so the store may
+        keep its value *in* that array: the optimizer then updates it in place and the
+        pull copies nothing (2 ranks, MLP: 437 KB less to copy and to keep in cache per
+        step). The store takes its own memory back (a copy of the current value) before
+        anything else could make the two differ: a push or another pushpull (whose sum
+        must reach the array only when pulled) and the caller's writes
+        (:meth:`_release_lent`)."""
+        self._pushpull(key, value, out, True)
+
+    def _pushpull(self, key, value, out, lend):
+        if self._lent and not lend:
+            self._release_lent()
         repeat = self._repeat
         if repeat is not None and self._compression is None \
                 and repeat.matches(key, value, out, self._updater):
@@ -298,6 +322,39 @@ class DistSyncKVStore(DistStore):
                            self._sort_key)
         self._pull_pushed(outs, reduced)
         self._repeat = _Repeat.of(self, key, value, out, groups, outs, reduced)
+        if lend and self._repeat is not None and self._updater is not None:
+            self._lend(self._repeat)
+
+    def _lend(self, repeat):
+        """Keep the stored values of ``repeat``'s pulled keys in their output arrays
+        (which hold them now: the pull has just copied them), where that is exact: one
+        host array of the stored dtype and layout per key, sharing memory with no other
+        array of the call."""
+        dsts = [dst for dst, _ in repeat.copies]
+        shared = _overlapping(dsts + [s._data for s in repeat.stored]
+                              + list(repeat.sends) + list(repeat.recvs))
+        kept, kept_keys = [], []
+        for i, ((dst, src), key) in enumerate(zip(repeat.copies, repeat.pulled_keys)):
+            stored = repeat.stored[repeat.keys.index(key)] if key in repeat.keys else None
+            if (stored is None or i in shared or key in self._lent or key in self._pending
+                    or stored._data is not src or not dst.flags.c_contiguous
+                    or dst.dtype != src.dtype or dst.shape != src.shape):
+                kept.append((dst, src))
+                kept_keys.append(key)
+                continue
+            self._lent[key] = (stored, src)
+            stored._data = dst
+        repeat.copies, repeat.pulled_keys = kept, kept_keys
+
+    def _release_lent(self):
+        """Give the stored values kept in lent arrays (:meth:`_pushpull_lent`) their own
+        memory back, with the current values: the borrower calls this before it writes
+        those arrays (e.g. Module.set_params), as MXNet's store keeps its values apart."""
+        for stored, own in self._lent.values():
+            np.copyto(own, stored._data)
+            stored._data = own
+        self._lent = {}
+        self._repeat = None     # its record of the pull's copies is out of date
 
     def _pushpull_again(self, repeat):
         """A pushpull of the very arrays of the previous one: its work, without parsing,

@@ -235,7 +235,7 @@ class Module(BaseModule):
             _impl(InitDesc(name, attrs.get(name, None)), arr, aux_params)
         self.params_initialized = True
         self._params_dirty = False
-        self._exec_group.set_params(self._arg_params, self._aux_params, allow_extra=allow_extra)
+        self._set_exec_params(self._arg_params, self._aux_params, allow_extra=allow_extra)
 
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
                    allow_extra=False):
@@ -249,9 +249,18 @@ class Module(BaseModule):
             warnings.warn('Parameters already initialized and force_init=False. '
                           'set_params call ignored.', stacklevel=2)
             return
-        self._exec_group.set_params(arg_params, aux_params, allow_extra=allow_extra)
+        self._set_exec_params(arg_params, aux_params, allow_extra=allow_extra)
         self._params_dirty = True
         self.params_initialized = True
+
+    def _set_exec_params(self, arg_params, aux_params, allow_extra=False):
+        """Copy parameters into the executors. A store running the optimizer may keep
+        its weights in the executors' arrays (``update``): it gets its own copy first,
+        so that, as in MXNet, the next update pulls the store's weights over these."""
+        release = getattr(self._kvstore, '_release_lent', None)
+        if release is not None:
+            release()
+        self._exec_group.set_params(arg_params, aux_params, allow_extra=allow_extra)
 
     def _sync_params_from_devices(self):
         self._exec_group.get_params(self._arg_params, self._aux_params)
@@ -309,7 +318,7 @@ class Module(BaseModule):
             self._arg_params = shared_module._arg_params
             self._aux_params = shared_module._aux_params
         elif self.params_initialized:
-            self._exec_group.set_params(self._arg_params, self._aux_params)
+            self._set_exec_params(self._arg_params, self._aux_params)
         else:
             assert self._arg_params is None and self._aux_params is None
             self._arg_params = {name: zeros(arrs[0].shape, dtype=arrs[0].dtype,
@@ -454,7 +463,8 @@ class Module(BaseModule):
         if self._update_on_kvstore:
             _update_params_on_kvstore(self._exec_group.param_arrays,
                                       self._exec_group.grad_arrays,
-                                      self._kvstore, self._exec_group.param_names)
+                                      self._kvstore, self._exec_group.param_names,
+                                      lend_params=True)
         else:
             _update_params(self._exec_group.param_arrays, self._exec_group.grad_arrays,
                            updater=self._updater, num_device=len(self._context),
