@@ -50,6 +50,8 @@ from .sparse import (sum_row_sparse, store_pushed, allreduce_row_sparse,
 
 __all__ = ['DistSyncKVStore', 'SYNC_TYPES']
 
+_DATA = operator.attrgetter('_data')
+
 SYNC_TYPES = ('dist', 'dist_sync', 'dist_device_sync', 'dist_sync_device')
 
 
@@ -210,6 +212,28 @@ class DistSyncKVStore(DistStore):
             elif k in reduced or _device.is_gpu(s.context):
                 _device.copy_into(s._data, r)
 
+    def _replace_again(self, repeat):
+        """:meth:`_reduce_replacing` of a repeated pushpull, with what depends only on
+        its arrays worked out in ``repeat``."""
+        self._superseded = repeat.keyset
+        try:
+            parts = repeat.run()
+        finally:
+            self._superseded = ()
+        if parts is None:
+            for k in repeat.keys:
+                self._pending.pop(k, None)
+            for k, s, r in zip(repeat.keys, repeat.stored, repeat.recvs):
+                if k in repeat.reduced:
+                    _device.copy_into(s._data, r)
+            return
+        pending = self._pending
+        if pending:
+            for k in repeat.eager_keys:
+                pending.pop(k, None)
+        for i, k, s in repeat.lazy:
+            pending[k] = (s._data, parts[i])
+
     def _stored(self, key, materialize=True):
         """The stored value of ``key`` (its pending sum copied in first, see
         :meth:`_reduce_replacing`, unless it is about to be replaced)."""
@@ -222,6 +246,8 @@ class DistSyncKVStore(DistStore):
         """Copy the pending sums into their stored values: all of them when the slots
         are about to be reallocated (``invalidate``), else those the round that starts
         does not replace."""
+        if not self._pending:
+            return
         for k in list(self._pending):
             if invalidate or k not in self._superseded:
                 data, parts = self._pending.pop(k)
@@ -360,8 +386,7 @@ class DistSyncKVStore(DistStore):
         """A pushpull of the very arrays of the previous one: its work, without parsing,
         grouping and checking the arguments again."""
         if self._updater is None:
-            self._reduce_replacing(repeat.keys, repeat.stored, repeat.sends, repeat.recvs,
-                                   repeat.reduced, repeat.run)
+            self._replace_again(repeat)
         elif isinstance(self._updater, opt.Updater):
             repeat.run()
             self._updater(repeat.keys, repeat.grads, repeat.stored)
@@ -448,9 +473,18 @@ class _Repeat:
         self.value = _flat(value)
         self.out = None if out is None else _flat(out)
         self.datas = [a._data for a in self.value + (self.out or [])]
+        # the objects above are held here, so their ids stand for them
+        self.value_ids = list(map(id, self.value))
+        self.out_ids = None if out is None else list(map(id, self.out))
+        self.data_ids = list(map(id, self.datas))
         self.keys, self.stored, self.sends, self.recvs = keys, stored, sends, recvs
         self.run = store._fusion.prepare_allreduce(keys, sends, recvs)
         self.reduced = reduced
+        # without updater (_replace_again): the sums left in the slots for later, and
+        # the keys whose older pending sum a new round makes obsolete
+        self.keyset = set(keys)
+        self.lazy = [(i, k, s) for i, (k, s) in enumerate(zip(keys, stored)) if k in reduced]
+        self.eager_keys = [k for k in keys if k not in reduced]
         self.grads = [NDArray(r, s.context) for r, s in zip(recvs, stored)]
         self.copies = [(vals[0]._data, s._data) for (k, vals), s in zip(outs, stored)
                        if pulled.get(k) is not vals[0]._data]
@@ -463,13 +497,18 @@ class _Repeat:
         if updater is not self.updater or key != self.key:
             return False
         values = _flat(value)
-        outs = None if out is None else _flat(out)
-        if values is None or (out is not None and outs is None) \
-                or (outs is None) != (self.out is None):
+        if values is None or list(map(id, values)) != self.value_ids:
             return False
-        if not (_same(values, self.value) and (outs is None or _same(outs, self.out))):
-            return False
-        return _same([a._data for a in values + (outs or [])], self.datas)
+        if out is None:
+            if self.out_ids is not None:
+                return False
+            arrays = values
+        else:
+            outs = _flat(out)
+            if outs is None or list(map(id, outs)) != self.out_ids:
+                return False
+            arrays = values + outs
+        return list(map(id, map(_DATA, arrays))) == self.data_ids
 
 
 def _overlapping(arrays):
@@ -514,6 +553,3 @@ def _flat(arrays):
     return flat
 
 
-def _same(items, recorded):
-    """The very same objects, in the same order."""
-    return len(items) == len(recorded) and all(map(operator.is_, items, recorded))

@@ -128,14 +128,8 @@ class Fusion:
         plan = self._plan(ALLREDUCE, keys, sends)
         shared = self.transport.shared
         if shared is not None and shared.fits(plan.nbytes):
-            through_slots = self.transport.prepare_reduce_shared(
+            return self.transport.prepare_reduce_shared(
                 plan.layout, sends, recvs, plan.nbytes, _describer(keys), plan.signature)
-
-            def run():
-                if shared.fits(plan.nbytes):
-                    return through_slots()
-                return self.allreduce(keys, sends, recvs)
-            return run
         return lambda: self.allreduce(keys, sends, recvs)
 
     def broadcast(self, keys, arrays):

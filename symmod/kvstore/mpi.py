@@ -35,6 +35,7 @@ import threading
 import time
 import weakref
 import zlib
+from functools import partial
 
 import numpy as np
 
@@ -329,15 +330,7 @@ class WorkerTransport:
         timeout = self.exit_timeout if kind == EXIT else self.timeout
 
         def late():
-            if board is not None:
-                missing = board.missing(number)
-            else:
-                missing = [p for p in self.peers if self._peer_headers[p][1] < 0]
-            return ('%s: %s of %s (round %d) has waited more than %g s for rank%s %s of '
-                    'ranks 0-%d; ending the job (%s sets the limit)'
-                    % (self.where(), _KIND_NAMES[kind], describe(), number, timeout,
-                       's' if len(missing) > 1 else '', ', '.join(map(str, missing)),
-                       self.size - 1, ENV_TIMEOUT))
+            return self._late(kind, describe, number, timeout)
         if board is not None:
             board.post(self.rank, number, kind, sig)
             self.watchdog.arm(timeout, late)
@@ -355,6 +348,18 @@ class WorkerTransport:
         self.rounds = number
         return number
 
+    def _late(self, kind, describe, number, timeout):
+        """The message of a round that waited past ``timeout``: who did not arrive."""
+        if self._board is not None:
+            missing = self._board.missing(number)
+        else:
+            missing = [p for p in self.peers if self._peer_headers[p][1] < 0]
+        return ('%s: %s of %s (round %d) has waited more than %g s for rank%s %s of '
+                'ranks 0-%d; ending the job (%s sets the limit)'
+                % (self.where(), _KIND_NAMES[kind], describe(), number, timeout,
+                   's' if len(missing) > 1 else '', ', '.join(map(str, missing)),
+                   self.size - 1, ENV_TIMEOUT))
+
     def _round(self, kind, sig, describe):
         """One round: exchange headers, then check that every peer runs the same one."""
         number = self._exchange(kind, sig, describe)
@@ -362,6 +367,11 @@ class WorkerTransport:
             if self._board.agree(number, kind, sig):
                 return
             self._board.read(number, self._peer_headers)
+        self._check_headers(kind, sig, describe, number)
+
+    def _check_headers(self, kind, sig, describe, number):
+        """Abort or raise when a peer's header of round ``number`` (in ``_peer_headers``)
+        is not ``kind`` and ``sig``."""
         for p in self.peers:
             peer_kind, peer_number, peer_sig, _ = (int(x) for x in self._peer_headers[p])
             if peer_kind == EXIT:
@@ -378,6 +388,36 @@ class WorkerTransport:
                     'call init/push/pull/pushpull/broadcast/barrier with the same keys in '
                     'the same order' % (number, self.rank, _KIND_NAMES[kind], describe(),
                                         p, _KIND_NAMES.get(peer_kind, 'an unknown call')))
+
+    def prepare_round(self, kind, sig, describe):
+        """``_round(kind, sig, describe)`` as a function of no arguments, for a round
+        repeated every step: on one host its header is posted and checked at places of
+        the board worked out once, and the watchdog is armed only when the round has to
+        wait."""
+        board = self._board
+        if board is None:
+            return lambda: self._round(kind, sig, describe)
+        post = board.poster(self.rank, kind, sig)
+        agree = board.checker(kind, sig)
+        hooks = self._round_hooks
+
+        def go():
+            if hooks:
+                self._run_round_hooks(False)
+            number = self.rounds + 1
+            post(number)
+            test = board.arrived(number)
+            if not test():
+                timeout = self.timeout
+                self.watchdog.arm(timeout, lambda: self._late(kind, describe, number,
+                                                              timeout))
+                self._poller.wait(test)
+                self.watchdog.disarm()
+            self.rounds = number
+            if not agree(number):
+                board.read(number, self._peer_headers)
+                self._check_headers(kind, sig, describe, number)
+        return go
 
     def allreduce(self, buf, out, describe, sig):
         """Sum ``buf`` over all workers into ``out`` (``out`` may be ``buf``)."""
@@ -433,10 +473,12 @@ class WorkerTransport:
 
     def prepare_reduce_shared(self, layout, sends, recvs, nbytes, describe, sig):
         """:meth:`reduce_shared` of these very arrays as a function of no arguments, for
-        a round repeated every step (the slot views are looked up once per slot set)."""
+        a round repeated every step (the slot views, copies and sums are worked out once
+        per slot set, the round by :meth:`prepare_round`)."""
         slots = self.shared
-        views = [None, None]    # per parity: (slots.generation, mine, every worker's,
-                                #              [(terms to add, recv)])
+        go = self.prepare_round(ALLREDUCE, sig, describe)
+        views = [None, None]    # per parity: (slots.generation, every worker's parts,
+                                #              [copy into the slot], [sum], window sync)
 
         def run():
             if nbytes > slots.capacity:
@@ -445,17 +487,21 @@ class WorkerTransport:
             found = views[parity]
             if found is None or found[0] != slots.generation:
                 mine, every = slots.views(parity, layout, self.rank)
-                found = views[parity] = (slots.generation, mine, every,
-                                         list(zip(self._own_terms(every, sends, recvs),
-                                                  recvs)))
-            for slot, send in zip(found[1], sends):
-                np.copyto(slot, send)
-            slots.sync()
-            self._round(ALLREDUCE, sig, describe)
-            slots.sync()
-            for terms, recv in found[3]:
-                add_in_rank_order(terms, recv)
-            return found[2]
+                found = views[parity] = (
+                    slots.generation, every,
+                    [partial(np.copyto, slot, send) for slot, send in zip(mine, sends)],
+                    [_summer(terms, recv) for terms, recv in
+                     zip(self._own_terms(every, sends, recvs), recvs)],
+                    slots.sync)
+            for copy in found[2]:
+                copy()
+            sync = found[4]
+            sync()
+            go()
+            sync()
+            for add in found[3]:
+                add()
+            return found[1]
         return run
 
     def _collective(self, call, buf, out):
@@ -550,6 +596,15 @@ class WorkerTransport:
         if self.rank == 0:
             for hook in self._stop_hooks:
                 hook()
+
+
+def _summer(terms, out):
+    """``add_in_rank_order(terms, out)`` as a function of no arguments (one numpy call for
+    two parts of the same dtype)."""
+    if len(terms) == 2 and terms[0].dtype == terms[1].dtype == out.dtype \
+            and out.dtype != np.float16:
+        return partial(np.add, terms[0], terms[1], out=out)
+    return partial(add_in_rank_order, terms, out)
 
 
 def _install_excepthook(transport):

@@ -125,6 +125,32 @@ class SharedHeaders:
         self._win.Sync()
         words[at + 1] = number
 
+    def poster(self, rank, kind, sig):
+        """:meth:`post` of ``rank``, ``kind`` and ``sig`` as a function of ``number``."""
+        words, sync = self._words, self._win.Sync
+        places = [self._at(parity, rank) for parity in (0, 1)]
+
+        def post(number):
+            at = places[number & 1]
+            words[at] = kind
+            words[at + 2] = sig
+            sync()
+            words[at + 1] = number
+        return post
+
+    def checker(self, kind, sig):
+        """:meth:`agree` of ``kind`` and ``sig`` as a function of ``number``."""
+        words, sync = self._words, self._win.Sync
+        places = [[self._at(parity, r) for r in range(self.size)] for parity in (0, 1)]
+
+        def agree(number):
+            sync()
+            for at in places[number & 1]:
+                if words[at] != kind or words[at + 2] != sig:
+                    return False
+            return True
+        return agree
+
     def _test(self, parity):
         words, want = self._words, self._want
         places = [self._at(parity, r) + 1 for r in range(self.size)]

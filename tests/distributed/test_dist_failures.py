@@ -12,6 +12,11 @@ CASES = {
     'uneven': ({}, ['rank 1 has left the job', "keys ['fc_weight', 'fc_bias']"]),
     'timeout': ({'SYMMOD_KVSTORE_TIMEOUT': '4'},
                 ["key 'w'", 'waited more than 4 s for rank 1', 'SYMMOD_KVSTORE_TIMEOUT']),
+    # the same in a round prepared for a repeated pushpull
+    'timeout_repeat': ({'SYMMOD_KVSTORE_TIMEOUT': '4'},
+                       ["key 'w'", 'waited more than 4 s for rank 1', 'SYMMOD_KVSTORE_TIMEOUT']),
+    'differ_repeat': ({}, ['differs between workers',
+                           "rank 0 runs an all-reduce of key 'w'"]),
     'async_no_optimizer': ({}, ['server rank 1', 'needs an optimizer on the servers']),
 }
 # the same under a plain mpiexec, whose ranks move into sessions of their own

@@ -18,6 +18,17 @@ if mode == 'async_no_optimizer':
 
 kv = mx.kv.create('dist_sync')
 kv.init('w', mx.nd.zeros((4,)))
+if mode in ('timeout_repeat', 'differ_repeat'):
+    # the third call repeats the second (its round is prepared), except on rank 1
+    kv.init('v', mx.nd.zeros((4,)))
+    grads = [mx.nd.ones((4,))]
+    for step in range(3):
+        if kv.rank == 1 and step == 2:
+            if mode == 'timeout_repeat':
+                time.sleep(120)
+            kv.pushpull(['v'], grads)
+        kv.pushpull(['w'], grads)
+    sys.exit(0)
 if kv.rank == 1:
     if mode == 'exception':
         raise RuntimeError('rank 1 fails on purpose')
