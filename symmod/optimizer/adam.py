@@ -7,7 +7,7 @@ from ..ndarray import zeros
 from .fused import FusedOptimizer, state_arrays
 from .kernels import dispatch, sparse_rows
 from .sparse import (rows_view, row_sparse_parts, position_of, dense_fallback,
-                     log_lazy_update)
+                     lazy_rows_fallback, log_lazy_update)
 from .optimizer import aggregation_size, register
 
 __all__ = ['Adam', 'AdamW', 'Adamax', 'Nadam']
@@ -81,10 +81,12 @@ class Adam(MomentsOptimizer):
 
     def _row_sparse_step(self, weight, grad, state, hp):
         """adam_update with a row_sparse gradient: lazy, or standard on every row."""
-        if weight.dtype not in (numpy.float32, numpy.float64):
-            return dense_fallback(self, weight, grad, state, hp)
         if self.lazy_update:
             log_lazy_update()
+        if weight.dtype not in (numpy.float32, numpy.float64):
+            if self.lazy_update:
+                return lazy_rows_fallback(self, weight, grad, state, hp)
+            return dense_fallback(self, weight, grad, state, hp)
         w = rows_view(weight)
         mean, var = rows_view(state[0], 'state'), rows_view(state[1], 'state')
         rows, g = row_sparse_parts(grad, w.dtype)

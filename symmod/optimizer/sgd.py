@@ -18,7 +18,7 @@ from ..ndarray import zeros
 from .fused import FusedOptimizer, state_arrays
 from .kernels import dispatch, sparse_rows
 from .sparse import (rows_view, row_sparse_parts, position_of, dense_fallback,
-                     log_lazy_update)
+                     lazy_rows_fallback, log_lazy_update)
 from .optimizer import aggregation_size, register
 
 __all__ = ['SGD', 'ccSGD', 'NAG']
@@ -157,11 +157,15 @@ class SGD(MomentumSGDBase):
 
     def _row_sparse_step(self, weight, grad, state, hp):
         """sgd_update / sgd_mom_update with a row_sparse gradient (lazy or standard)."""
-        if weight.dtype not in (numpy.float32, numpy.float64) or \
-                (self.multi_precision and self._uses_master_copy(weight, state)):
+        if self.multi_precision and self._uses_master_copy(weight, state):
+            # MXNet's mp_sgd(_mom)_update has no sparse kernel: the storage fallback
             return dense_fallback(self, weight, grad, state, hp)
         if self.lazy_update and (state is not None or hp[1] != 0):
             log_lazy_update()       # MXNet: sgd_mom_update always, sgd_update when wd != 0
+        if weight.dtype not in (numpy.float32, numpy.float64):
+            if self.lazy_update:
+                return lazy_rows_fallback(self, weight, grad, state, hp)
+            return dense_fallback(self, weight, grad, state, hp)
         w = rows_view(weight)
         rows, g = row_sparse_parts(grad, w.dtype)
         lr, wd, rescale, clip, momentum = self._sparse_scalars(

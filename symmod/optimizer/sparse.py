@@ -4,6 +4,8 @@ MXNet's SGD, Adam, AdaGrad, FTRL and GroupAdaGrad have row-sparse kernels: with
 ``lazy_update`` (the default) only the rows the gradient holds are touched; SGD and Adam
 with ``lazy_update=False`` apply the standard update to every row, a missing row having
 gradient zero. Every other optimizer, as in MXNet, updates from the densified gradient.
+float16 weights, which the row kernels do not take, get their lazy updates from the dense
+kernel run on the gradient's rows only (MXNet's sparse kernels run in float16 too).
 
 A row_sparse weight or state must hold every row (MXNet's CheckAllRowsPresent for
 weights); an empty row_sparse state, as ``create_state`` makes for a row_sparse weight,
@@ -21,7 +23,7 @@ from ..ndarray.ndarray import NDArray
 from ..ndarray.sparse_array import BaseSparseNDArray, RowSparseNDArray, RowSparseStorage
 
 __all__ = ['has_sparse', 'rows_view', 'row_sparse_parts', 'sparse_update', 'position_of',
-           'dense_fallback', 'log_lazy_update']
+           'dense_fallback', 'lazy_rows_fallback', 'log_lazy_update']
 
 _LOG = logging.getLogger('symmod.optimizer')
 LAZY_UPDATE_NOTICE = ('Optimizer with lazy_update = True detected. Be aware that lazy update '
@@ -128,6 +130,36 @@ def dense_fallback(optimizer, weight, grad, state, hp):
     optimizer._dense_single_update(w, g, _dense_state(state, written), hp)
     for target, dense in written:
         target[:] = dense
+
+
+def _rows_of_state(state, rows, gathered):
+    """The state with each array replaced by an NDArray of its ``rows`` (listed in
+    ``gathered`` as (row view, copy) to scatter back)."""
+    if state is None:
+        return None
+    if isinstance(state, (tuple, list)):
+        return type(state)(_rows_of_state(s, rows, gathered) for s in state)
+    view = rows_view(state, 'state')
+    part = NDArray(view[rows], state.context)
+    gathered.append((view, part))
+    return part
+
+
+def lazy_rows_fallback(optimizer, weight, grad, state, hp):
+    """A lazy update for weight types the row kernels do not take (float16): the
+    optimizer's dense kernel on copies of the gradient's rows of the weight and states,
+    written back. MXNet's sparse kernels update those rows only, in the weight's type;
+    the other rows keep their bits."""
+    view = rows_view(weight)
+    rows, values = row_sparse_parts(grad, view.dtype)
+    if not len(rows):
+        return
+    gathered = [(view, NDArray(view[rows], weight.context))]
+    part_state = _rows_of_state(state, rows, gathered)
+    optimizer._dense_single_update(gathered[0][1], NDArray(values, weight.context),
+                                   part_state, hp)
+    for target, part in gathered:
+        target[rows] = part._data
 
 
 def _master_copy_step(step, weight, grad, state, hp):
