@@ -30,6 +30,11 @@ def looked_up_rows(var, nodes):
     before the backward pass frees the nodes)."""
     rows = []
     for node in nodes:
+        for position, looked_up in getattr(node, 'sparse_rows', ()):
+            # a hybridized graph's call: its embeddings' rows, taken at forward
+            entry = node.in_entries[position]
+            if entry is not None and entry[0] is var:
+                rows.append(np.unique(looked_up))
         op = _operator(node)
         if not getattr(op, 'sparse_grad', False) or len(node.in_entries) < 2:
             continue

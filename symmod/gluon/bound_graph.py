@@ -35,9 +35,9 @@ _MAX_SIGNATURES = 16
 
 class _Slot:
     """One bound executor and whether a recorded call still needs its buffers."""
-    __slots__ = ('exe', 'leased', 'inputs', 'grads', 'first', '__weakref__')
+    __slots__ = ('exe', 'leased', 'inputs', 'grads', 'first', 'lookups', '__weakref__')
 
-    def __init__(self, exe, inputs, grads):
+    def __init__(self, exe, inputs, grads, input_names):
         self.exe = exe
         self.leased = False
         self.inputs = inputs        # the bound array of every graph input (input order)
@@ -45,6 +45,23 @@ class _Slot:
         # for each output, the first output position holding the same entry
         buffers = [id(y._data) for y in exe.outputs]
         self.first = [buffers.index(b) for b in buffers]
+        self.lookups = _sparse_lookups(exe, input_names)
+
+
+def _sparse_lookups(exe, input_names):
+    """``(input position, operator)`` of each embedding with a row-sparse weight gradient
+    whose weight is a graph input: after a forward pass the operator holds the rows it
+    looked up (``looked_up``), which the weight's row_sparse gradient must all hold."""
+    position = {name: i for i, name in enumerate(input_names)}
+    found = []
+    for step in exe._plan.forward_steps:
+        op, node = step[0], step[-1]
+        op = getattr(op, 'op', op)          # a SparseStep wraps the operator
+        if getattr(op, 'sparse_grad', False) and len(node.inputs) > 1:
+            source = node.inputs[1][0]
+            if source.op is None and source.name in position:
+                found.append((position[source.name], op))
+    return found
 
 
 def _release(slot):
@@ -61,7 +78,8 @@ class _GraphNode:
     records_graph = True    # ``op`` is built from the graph on each read: not a hot-path read
 
     __slots__ = ('seq', 'name', 'in_entries', 'input_names', 'aux', 'out_meta', 'n_visible',
-                 'cleared', 'slot', 'ctx', 'symbol', '_finalizer', '__weakref__')
+                 'cleared', 'slot', 'ctx', 'symbol', 'sparse_rows', '_finalizer',
+                 '__weakref__')
 
     def __init__(self, slot, entries, inputs, outputs, ctx, symbol):
         self.seq = next(_tape._SEQ)
@@ -77,6 +95,8 @@ class _GraphNode:
         self.slot = slot
         self.ctx = ctx
         self.symbol = symbol
+        # (input position of an embedding's weight, the rows this call looked up)
+        self.sparse_rows = [(i, op.looked_up) for i, op in slot.lookups]
         self._finalizer = weakref.finalize(self, _release, slot)
 
     @property
@@ -245,4 +265,4 @@ class BoundGraph:
             grads.append(grad)
         exe = sym.bind(ctx, args=args, args_grad=args_grad or None, grad_req=reqs,
                        aux_states=aux)
-        return _Slot(exe, bound, grads)
+        return _Slot(exe, bound, grads, self.input_names)

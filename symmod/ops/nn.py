@@ -293,6 +293,10 @@ class Embedding(Operator):
         if req[0] == 'null':
             return
         rows = self._rows(in_data[0])
+        if self.sparse_grad:
+            # the rows a row-sparse weight gradient holds, every one looked up even where
+            # its gradient sums to zero; a hybridized graph's tape entry reads them
+            self.looked_up = rows.copy()
         out2 = out_data[0].reshape(rows.size, self.output_dim)
         dst = work_buffer('fwd', out2, req[0])
         np.take(in_data[1], rows, axis=0, out=dst)
