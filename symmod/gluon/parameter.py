@@ -90,10 +90,6 @@ class Parameter:
             "'default', 'row_sparse', or 'csr', but got '%s'" % (name, grad_stype)
         assert stype in _STYPES, "stype for Parameter '%s' must be one of 'default', " \
             "'row_sparse', or 'csr', but got '%s'" % (name, stype)
-        if 'csr' in (stype, grad_stype):
-            raise MXNetError("Parameter '%s': csr storage (stype=%r, grad_stype=%r) is not "
-                             "supported by symmod in gluon; use 'default' or 'row_sparse'"
-                             % (name, stype, grad_stype))
         self._grad_stype = grad_stype
         self._stype = stype
 
@@ -482,8 +478,8 @@ class Parameter:
         if self._grad is None:
             return
         for g in self._grad:
-            if g.stype == 'row_sparse':
-                ndarray.zeros_like(g, out=g)     # no rows, as MXNet leaves it
+            if g.stype != 'default':
+                ndarray.zeros_like(g, out=g)     # nothing stored, as MXNet leaves it
             else:
                 g[:] = 0
 

@@ -171,10 +171,8 @@ def test_var_carries_attributes():
     assert p.var() is v
 
 
-def test_csr_storage_refused():
-    # row_sparse weights: tests/gluon/test_sparse_weights.py
-    with pytest.raises(MXNetError, match='csr storage'):
-        gluon.Parameter('w', shape=(2,), grad_stype='csr')
+def test_storage_type_names_checked():
+    # row_sparse weights: tests/gluon/test_sparse_weights.py; csr: test_parameter_csr.py
     with pytest.raises(AssertionError, match='must be one of'):
         gluon.Parameter('w', shape=(2,), stype='dense')
     p = gluon.Parameter('w', shape=(2,))
