@@ -166,7 +166,9 @@ class CustomOpProp:
             [in_type[0]] * len(self.list_auxiliary_states())
 
     def infer_storage_type(self, in_stype):
-        """Infer storage types. symmod supports only dense (``'default'``) storage.
+        """Infer storage types: by default every argument must be dense and the outputs
+        and auxiliary states are dense; override it (and
+        :meth:`infer_storage_type_backward`) for csr / row_sparse arrays.
 
         Parameters
         ----------
@@ -179,14 +181,19 @@ class CustomOpProp:
         """
         for i, stype in enumerate(in_stype):
             if stype != 'default':
-                raise MXNetError("infer_storage_type: symmod supports only dense storage, "
-                                 "found storage type '%s' for in_stype[%d]" % (stype, i))
+                raise MXNetError("Default infer_storage_type implementation doesn't allow "
+                                 "non default stypes: found non default stype '%s' for "
+                                 "in_stype[%d]. Please implement infer_storage_type and "
+                                 "infer_storage_type_backward interface in your custom "
+                                 "operator if you have non-default input/output stypes"
+                                 % (stype, i))
         return in_stype, ['default'] * len(self.list_outputs()), \
             ['default'] * len(self.list_auxiliary_states())
 
     def infer_storage_type_backward(self, ograd_stype, in_stype, out_stype, igrad_stype,
                                     aux_stype):
-        """Infer storage types of the backward pass: all dense (``'default'``).
+        """Infer storage types of the backward pass: by default all dense
+        (``'default'``).
 
         Returns
         -------
@@ -195,9 +202,11 @@ class CustomOpProp:
         for what, stypes in (('ograd_stype', ograd_stype), ('igrad_stype', igrad_stype)):
             for i, stype in enumerate(stypes):
                 if stype not in ('default', 'undefined'):
-                    raise MXNetError("infer_storage_type_backward: symmod supports only "
-                                     "dense storage, found storage type '%s' for %s[%d]"
-                                     % (stype, what, i))
+                    raise MXNetError("Default infer_storage_type_backward implementation "
+                                     "doesn't allow non default stypes: found non default "
+                                     "stype '%s' for %s[%d]. Please implement "
+                                     "infer_storage_type and infer_storage_type_backward "
+                                     "interface in your custom operator" % (stype, what, i))
         return tuple(['default'] * len(s) for s in
                      (ograd_stype, in_stype, out_stype, igrad_stype, aux_stype))
 

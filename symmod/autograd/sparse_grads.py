@@ -25,6 +25,11 @@ def _operator(node):
     return None if getattr(node, 'records_graph', False) else getattr(node, 'op', None)
 
 
+def _arg(node, i):
+    """Argument ``i`` of a recorded call as numpy (a csr argument elsewhere stays csr)."""
+    return node.arg(i) if hasattr(node, 'arg') else node.in_data[i]
+
+
 def looked_up_rows(var, nodes):
     """The weight rows that sparse-gradient embeddings reading ``var`` looked up (taken
     before the backward pass frees the nodes)."""
@@ -39,9 +44,9 @@ def looked_up_rows(var, nodes):
         if not getattr(op, 'sparse_grad', False) or len(node.in_entries) < 2:
             continue
         entry = node.in_entries[1]
-        if entry is None or entry[0] is not var or node.in_data is None:
+        if entry is None or entry[0] is not var or node.cleared:
             continue
-        rows.append(np.unique(op._rows(node.in_data[0])))
+        rows.append(np.unique(op._rows(_arg(node, 0))))
     return rows
 
 
@@ -58,20 +63,20 @@ def sparse_backward(node, req):
         return True
     csr_in = getattr(node, 'csr_in', None)
     return op.name == 'dot' and csr_in and csr_in[0] is not False and csr_in[1] is False \
-        and not op.transpose_a and not op.transpose_b and node.in_data[1].ndim == 2
+        and not op.transpose_a and not op.transpose_b and _arg(node, 1).ndim == 2
 
 
 def sparse_input_grads(node, out_grad):
     """The input gradients ``[None, weight gradient as RowSparseStorage]`` of a node
     :func:`sparse_backward` accepts."""
-    weight = node.in_data[1]
-    ograd = dense_gradient(out_grad[0], node.out_data[0].shape)
+    weight = _arg(node, 1)
+    ograd = dense_gradient(out_grad[0], node.out_meta[0][0])
     if node.op.name == 'dot':
         from ..ops.sparse.dot import csr_t_times_rows      # the ops import autograd
         grad = csr_t_times_rows(node.csr_in[0], ograd.reshape(ograd.shape[0], -1))
     else:
         from ..ops.sparse.rows import embedding_gradient
-        grad = embedding_gradient(node.op, node.in_data[0], ograd)
+        grad = embedding_gradient(node.op, _arg(node, 0), ograd)
     if grad.dtype != weight.dtype:
         grad = RowSparseStorage(grad.data.astype(weight.dtype), grad.indices, grad.shape)
     return [None, grad]

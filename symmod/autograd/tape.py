@@ -43,14 +43,35 @@ class _Variable:
         self.name = 'var%d' % next(_VAR_NAMES)
 
 
+def _kept(array):
+    """What the tape keeps of a recorded array: its host data, or a sparse array's own
+    storage (densified only when a backward reads ``in_data`` / ``out_data``)."""
+    return array._data if array.stype != 'default' else array._host()
+
+
+def _dense(kept):
+    return kept if isinstance(kept, np.ndarray) else kept.toarray()
+
+
+def _rewrap(kept, ctx):
+    """An NDArray over kept data: the sparse storage in a container of its type."""
+    from ..ndarray.ndarray import NDArray
+    from ..ndarray.sparse_array import RowSparseStorage, new_sparse
+    if isinstance(kept, np.ndarray):
+        return NDArray(kept, ctx)
+    return new_sparse('row_sparse' if isinstance(kept, RowSparseStorage) else 'csr', kept,
+                      ctx)
+
+
 class _TapeNode:
     """One recorded operator call: what its backward needs.
 
     The input gradients it returns are arrays it made for this pass, which nobody else
     reads: the tape keeps and accumulates into them without a copy (``owns_grads``)."""
     owns_grads = True
-    __slots__ = ('seq', 'op', 'in_entries', 'in_data', 'aux', 'out_data', 'n_visible',
-                 'cleared', 'name', 'input_names', 'csr_in')
+    __slots__ = ('seq', 'op', 'in_entries', '_in', '_in_dense', 'aux', '_out', '_out_dense',
+                 'n_visible', 'cleared', 'name', 'input_names', 'csr_in', 'ctx',
+                 'sees_sparse')
 
     def __init__(self, op, entries, inputs, outputs):
         n_args = len(entries)
@@ -61,19 +82,56 @@ class _TapeNode:
                             for i, x in enumerate(inputs)]
         self.op = op
         self.in_entries = entries
-        self.in_data = [x._host() for x in inputs[:n_args]]
+        self._in = [_kept(x) for x in inputs[:n_args]]
+        self._in_dense = None
         # csr arguments' own storage (a sparse dot's gradient reads it)
         self.csr_in = [getattr(x, 'stype', None) == 'csr' and x._data
                        for x in inputs[:n_args]]
         self.aux = list(inputs[n_args:])     # NDArrays: backward may update them (BatchNorm)
-        self.out_data = [y._host() for y in outputs]
+        self._out = [_kept(y) for y in outputs]
+        self._out_dense = None
         self.n_visible = op.num_visible_outputs()
         self.cleared = False
+        self.ctx = outputs[0].context if outputs else None
+        # a Custom operator's backward sees csr / row_sparse arrays as its forward did
+        self.sees_sparse = op.name == 'Custom' and any(
+            not isinstance(k, np.ndarray) for k in self._in + self._out)
+
+    def arg(self, i):
+        """Argument ``i`` as a numpy array, without densifying the others."""
+        return _dense(self._in[i])
+
+    @property
+    def in_data(self):
+        """The arguments as numpy arrays (sparse ones densified on first use)."""
+        if self._in_dense is None and self._in is not None:
+            self._in_dense = [_dense(k) for k in self._in]
+        return self._in_dense
+
+    @property
+    def out_meta(self):
+        """``(shape, dtype)`` of each output, read without densifying sparse ones."""
+        return None if self._out is None else [(k.shape, k.dtype) for k in self._out]
+
+    @property
+    def out_data(self):
+        """The outputs as numpy arrays (sparse ones densified on first use)."""
+        if self._out_dense is None and self._out is not None:
+            self._out_dense = [_dense(k) for k in self._out]
+        return self._out_dense
 
     def run_backward(self, req, out_grad):
         """Input gradients (numpy; zeros where req is 'null') from the output gradients."""
         # np.zeros maps zero pages lazily (calloc); np.zeros_like writes every element
-        in_grad = [np.zeros(a.shape, dtype=a.dtype) for a in self.in_data]
+        in_grad = [np.zeros(k.shape, dtype=k.dtype) for k in self._in]
+        if self.sees_sparse:
+            from ..ops.sparse import storage_impl
+            ctx = self.ctx
+            storage_impl(self.op).backward(
+                self.op, req, [_rewrap(g, ctx) for g in out_grad],
+                [_rewrap(k, ctx) for k in self._in] + self.aux,
+                [_rewrap(k, ctx) for k in self._out], [_rewrap(g, ctx) for g in in_grad])
+            return in_grad
         aux = [a._host() for a in self.aux]
         self.op.backward(req, out_grad, self.in_data, self.out_data, in_grad, aux)
         for array, host in zip(self.aux, aux):
@@ -84,7 +142,8 @@ class _TapeNode:
     def clear(self):
         """Free the saved arrays; the node can no longer be differentiated."""
         self.cleared = True
-        self.in_data = self.aux = self.out_data = self.csr_in = None
+        self._in = self._in_dense = self.aux = self._out = self._out_dense = None
+        self.csr_in = None
 
 
 def _constant_name(array):
@@ -363,8 +422,8 @@ def _run_backward_graph(heads, head_grads, targets, train_mode, nodes):
             if id(node) not in needed:
                 continue
             out_grad = [grads.pop((id(node), i), None) for i in range(node.n_visible)]
-            out_grad = [g if g is not None else zeros(y.shape, dtype=y.dtype)
-                        for g, y in zip(out_grad, node.out_data)]
+            out_grad = [g if g is not None else zeros(shape, dtype=dtype)
+                        for g, (shape, dtype) in zip(out_grad, _output_meta(node))]
             req = _requests(node, wanted, needed)
             for entry, g, r in zip(node.in_entries, _graph_input_grads(node, req, out_grad),
                                    req):

@@ -49,7 +49,7 @@ def invoke_sparse(op, inputs, outs, invoke_dense):
     """Run ``op`` on ``inputs`` where some array is sparse; see the module docstring."""
     from ..ops.sparse import infer_storage, storage_impl, new_output
     out_stypes, has_kernel = infer_storage(op, [x.stype for x in inputs])
-    if not has_kernel or op.stateful:
+    if not has_kernel:
         if op.makes_sparse:         # the dense kernel, then the conversion below
             op = copy.copy(op)
             op.makes_sparse = False
@@ -66,12 +66,16 @@ def invoke_sparse(op, inputs, outs, invoke_dense):
         return visible[0] if len(visible) == 1 else visible
     n_args = len(op.list_arguments())
     args, aux = inputs[:n_args], inputs[n_args:]
+    ctx = inputs[0].context if inputs else current_context()
+    if op.stateful:
+        # per-call state (Custom's CustomOp) on a copy, as the dense path makes it
+        op = copy.copy(op)
+        op.create_state(ctx, [x.shape for x in inputs], [x.dtype for x in inputs])
     n_out = len(op.list_outputs())
     _, out_shapes, _ = op.infer_shape([x.shape for x in args], [None] * n_out,
                                       [x.shape for x in aux])
     _, out_types, _ = op.infer_type([np.dtype(x.dtype) for x in args], [None] * n_out,
                                     [np.dtype(x.dtype) for x in aux])
-    ctx = inputs[0].context if inputs else current_context()
     outputs = [new_output(s, tuple(shape), dtype, ctx)
                for s, shape, dtype in zip(out_stypes, out_shapes, out_types)]
     storage_impl(op).forward(op, autograd.is_training(), list(inputs), outputs)

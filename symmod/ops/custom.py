@@ -27,6 +27,7 @@ _PROPS = {}             # op_type -> CustomOpProp subclass
 # keys that stay node attributes even when given as plain keywords (lr_mult -> __lr_mult__)
 _ATTR_KEYS = ('ctx_group', 'lr_mult', 'wd_mult', 'force_mirroring', 'mirror_stage')
 _STYPE_DEFAULT = 'default'
+_STYPES = ('default', 'csr', 'row_sparse')
 
 
 def register_prop(op_type, prop_cls):
@@ -191,30 +192,28 @@ class Custom(Operator):
             return list(in_types), list(out_types), list(aux_types)
         return answer
 
-    def _check_storage(self):
-        """Dense storage only: the prop must agree that every array is 'default'."""
+    def forward_stypes(self, in_stypes):
+        """Output storage types from the prop's ``infer_storage_type`` for the argument
+        storage types ``in_stypes`` (checked: one valid type per output)."""
         n_arg, n_out, n_aux = self._counts()
-        prop = self.prop
         try:
-            fwd = prop.infer_storage_type([_STYPE_DEFAULT] * n_arg)
-            bwd = prop.infer_storage_type_backward(
-                [_STYPE_DEFAULT] * n_out, [_STYPE_DEFAULT] * n_arg, [_STYPE_DEFAULT] * n_out,
-                [_STYPE_DEFAULT] * n_arg, [_STYPE_DEFAULT] * n_aux)
+            answer = self.prop.infer_storage_type(list(in_stypes[:n_arg]))
         except MXNetError:
             raise
         except Exception as err:  # the user's code
             raise _user_error(self.op_type, 'infer_storage_type', err) from None
-        found = [s for group in list(fwd) + list(bwd) for s in group]
-        if any(s != _STYPE_DEFAULT for s in found):
-            raise MXNetError("custom operator %s: infer_storage_type asks for storage types "
-                             "%s, but symmod supports only dense ('default') storage"
-                             % (self.op_type, sorted(set(found) - {_STYPE_DEFAULT})))
+        outs = list(answer[1]) if isinstance(answer, (tuple, list)) and len(answer) >= 2 \
+            else None
+        if outs is None or len(outs) != n_out or any(s not in _STYPES for s in outs):
+            raise MXNetError('custom operator %s: infer_storage_type must return (in_stype, '
+                             'out_stype[, aux_stype]) with %d output storage types among %s, '
+                             'found %r' % (self.op_type, n_out, ', '.join(_STYPES), answer))
+        return outs
 
     # ---- compute -------------------------------------------------------------------
     def create_state(self, ctx, in_shapes, in_dtypes):
         from ..context import cpu
         from ..formats.dtypes import dtype_to_flag
-        self._check_storage()
         self._ctx = ctx if ctx is not None else cpu()
         # the arrays handed to the user are host (numpy) storage, so they live on the cpu
         self._array_ctx = self._ctx if self._ctx.device_type == 'cpu' else cpu()
@@ -235,8 +234,10 @@ class Custom(Operator):
             self.create_state(None, [a.shape for a in arrays], [a.dtype for a in arrays])
 
     def _wrap(self, arrays):
+        """NDArrays for the user's code: host buffers wrapped; NDArrays (a sparse step's
+        csr / row_sparse arrays, which the user's code sees as they are) passed on."""
         from ..ndarray.ndarray import NDArray
-        return [NDArray(a, self._array_ctx) for a in arrays]
+        return [a if isinstance(a, NDArray) else NDArray(a, self._array_ctx) for a in arrays]
 
     def _run(self, training, method, **arrays):
         """Call the user's forward / backward like MXNet: not recorded, in the op's context,
@@ -278,3 +279,4 @@ class Custom(Operator):
         if buf is None or buf.shape != like.shape or buf.dtype != like.dtype:
             buf = self._scratch[index] = np.zeros(like.shape, like.dtype)
         return buf
+

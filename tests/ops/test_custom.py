@@ -470,16 +470,14 @@ def test_user_code_failures_are_mxnet_errors():
         mx.sym.Custom(mx.sym.Variable('x'), op_type=name, bogus=1)
 
 
-def test_sparse_storage_is_refused_at_bind():
-    class SparseProp(mx.operator.CustomOpProp):
-        def infer_storage_type(self, in_stype):
-            return in_stype, ['csr'], []
-
-    sym = mx.sym.Custom(mx.sym.Variable('x'), op_type=_register(SparseProp))
-    with pytest.raises(mx.MXNetError, match=r"storage types \['csr'\].*only dense"):
-        sym.simple_bind(mx.cpu(), x=(2, 2))
-    with pytest.raises(mx.MXNetError, match='only dense storage'):
+def test_default_storage_inference_refuses_sparse_arguments():
+    # a prop with csr / row_sparse arrays must say so (tests/ops/test_custom_sparse.py)
+    with pytest.raises(mx.MXNetError, match="Default infer_storage_type implementation "
+                                            "doesn't allow non default stypes"):
         mx.operator.CustomOpProp().infer_storage_type(['row_sparse'])
+    x = mx.nd.ones((2, 2)).tostype('csr')
+    with pytest.raises(mx.MXNetError, match="found non default stype 'csr'"):
+        mx.nd.Custom(x, op_type=_register(type('Dense', (mx.operator.CustomOpProp,), {})))
 
 
 def test_assign_and_defaults():
