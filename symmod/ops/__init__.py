@@ -12,6 +12,7 @@ from . import select
 from . import nn
 from . import activation
 from . import loss
+from . import loss_fused
 from . import reduce
 from . import indexing
 from . import linalg

@@ -2,7 +2,10 @@
 Huber, hinges, logistic, KL divergence, Poisson): each returns one value per sample."""
 import math
 
+import numpy as np
+
 from ..._labels import warn_out_of_range
+from ... import ndarray
 from ...ndarray import NDArray
 from .base import Loss, _apply_weighting, _reshape_like
 
@@ -91,20 +94,37 @@ class SoftmaxCrossEntropyLoss(Loss):
         self._from_logits = from_logits
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
+        if F is ndarray and self._fused(pred, label, sample_weight):
+            self._check_labels(label, pred.shape[1])
+            return F._internal._gluon_softmax_ce_loss(pred, label)
         if not self._from_logits:
             pred = F.log_softmax(pred, self._axis)
         if self._sparse_label:
-            if not getattr(self, '_labels_checked', False) and isinstance(label, NDArray):
-                # first imperative call only: pick clips an out-of-range label silently
-                self._labels_checked = True
-                warn_out_of_range('SoftmaxCrossEntropyLoss', label.asnumpy(),
-                                  pred.shape[self._axis],
-                                  consequence='pick() clips them to the nearest class')
+            if isinstance(label, NDArray):
+                self._check_labels(label, pred.shape[self._axis])
             loss = -F.pick(pred, label, axis=self._axis, keepdims=True)
         else:
             label = _reshape_like(F, label, pred)
             loss = -F.sum(pred * label, axis=self._axis, keepdims=True)
         return self._weighted_mean(F, loss, sample_weight)
+
+
+    def _check_labels(self, label, classes):
+        if not getattr(self, '_labels_checked', False):
+            # first imperative call only: pick clips an out-of-range label silently
+            self._labels_checked = True
+            warn_out_of_range('SoftmaxCrossEntropyLoss', label.asnumpy(), classes,
+                              consequence='pick() clips them to the nearest class')
+
+    def _fused(self, pred, label, sample_weight):
+        """Whether an imperative call is the common case that one operator computes
+        (:mod:`symmod.ops.loss_fused`): 2-D float predictions, class axis last, one
+        class index per sample, no weights."""
+        return (not self._from_logits and self._sparse_label and self._weight is None
+                and sample_weight is None and self._batch_axis == 0
+                and self._axis in (-1, 1) and pred.ndim == 2 and pred.stype == 'default'
+                and label.stype == 'default' and label.size == pred.shape[0]
+                and label.ndim <= 2 and np.dtype(pred.dtype).kind == 'f')
 
 
 SoftmaxCELoss = SoftmaxCrossEntropyLoss

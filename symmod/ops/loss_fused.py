@@ -1,0 +1,61 @@
+"""The per-sample softmax cross-entropy that gluon's ``SoftmaxCrossEntropyLoss`` runs as
+one operator when called imperatively on 2-D predictions with class-index labels.
+
+Called imperatively, the loss was four recorded operators (log_softmax, pick, negative,
+mean), each a dispatch and a tape entry: ~155 us of a ~1.3 ms MLP training step at batch
+64, where the arithmetic is a few microseconds. This operator gives the same values (the
+same float operations in the same order as log_softmax then pick) and the same gradient,
+``(softmax(pred) - onehot(label)) * out_grad``, in one call. Labels are truncated to
+integers and clipped to the classes, as ``pick`` does. A hybridized loss keeps MXNet's
+graph of the four operators.
+"""
+import numpy as np
+
+from .common import copy_into, int_shape, zero_grad
+from .registry import Operator, register, ShapeError, unify
+
+__all__ = []
+
+
+def _rows_and_labels(data, label):
+    classes = data.shape[1]
+    labels = np.clip(label.reshape(-1).astype(np.int64), 0, classes - 1)
+    return np.arange(data.shape[0]), labels
+
+
+@register
+class GluonSoftmaxCELoss(Operator):
+    """``-log_softmax(data, axis=1)[i, label[i]]`` per sample ``i`` of 2-D ``data``."""
+    name = '_gluon_softmax_ce_loss'
+
+    def list_arguments(self):
+        return ['data', 'label']
+
+    def infer_shape(self, in_shapes, out_shapes, aux_shapes):
+        dshape = int_shape(in_shapes[0])
+        if dshape is not None and len(dshape) != 2:
+            raise ShapeError('%s: data must be 2-D, found shape %s' % (self.name, dshape))
+        out = unify(out_shapes[0], None if dshape is None else dshape[:1])
+        return [dshape, in_shapes[1]], [out], []
+
+    def infer_type(self, in_types, out_types, aux_types):
+        return [in_types[0], in_types[1]], [in_types[0]], []
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        x, label = in_data
+        shifted = x - np.max(x, axis=1, keepdims=True)
+        total = np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+        rows, labels = _rows_and_labels(x, label)
+        copy_into(out_data[0], -(shifted[rows, labels] - total[:, 0]), req[0])
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        zero_grad(in_grad[1], req[1])
+        if req[0] == 'null':
+            return
+        x, label = in_data
+        grad = np.exp(x - np.max(x, axis=1, keepdims=True))
+        grad /= np.sum(grad, axis=1, keepdims=True)
+        rows, labels = _rows_and_labels(x, label)
+        grad[rows, labels] -= 1
+        grad *= out_grad[0].reshape(-1, 1)
+        copy_into(in_grad[0], grad, req[0])
