@@ -32,11 +32,17 @@ class GluonSoftmaxCELoss(Operator):
         return ['data', 'label']
 
     def infer_shape(self, in_shapes, out_shapes, aux_shapes):
-        dshape = int_shape(in_shapes[0])
+        dshape, lshape = int_shape(in_shapes[0]), int_shape(in_shapes[1])
         if dshape is not None and len(dshape) != 2:
             raise ShapeError('%s: data must be 2-D, found shape %s' % (self.name, dshape))
         out = unify(out_shapes[0], None if dshape is None else dshape[:1])
-        return [dshape, in_shapes[1]], [out], []
+        if out is not None:
+            if lshape is None:
+                lshape = tuple(out)
+            elif int(np.prod(lshape)) != out[0]:
+                raise ShapeError('%s: one label per sample expected (%d), found shape %s'
+                                 % (self.name, out[0], lshape))
+        return [dshape, lshape], [out], []
 
     def infer_type(self, in_types, out_types, aux_types):
         return [in_types[0], in_types[1]], [in_types[0]], []

@@ -105,6 +105,7 @@ SAMPLES = {
     'slice': ({'begin': (0, 1), 'end': (2, 3)}, [(2, 3)]),
     'slice_axis': ({'axis': 1, 'begin': 0, 'end': 2}, [(2, 3)]),
     'softmax_cross_entropy': ({}, [(2, 3), np.array([2., 0.])]),
+    '_gluon_softmax_ce_loss': ({}, [(2, 3), np.array([2., 0.])]),
     'space_to_depth': ({'block_size': 2}, [(1, 1, 2, 4)]),
     'stack': ({'num_args': 2}, [(2, 3), (2, 3)]),
     'tile': ({'reps': (2, 1)}, [(2, 3)]),

@@ -588,6 +588,8 @@ LINALG_CASES = [
          {'data': np.array([0, 7, 59, 31], np.float32)}),
     case('softmax_cross_entropy', S.softmax_cross_entropy(D, D2),
          {'data': x(4, 5), 'data2': np.array([0, 4, 2, 1], np.float32)}),
+    case('gluon_softmax_ce_loss', S._internal._gluon_softmax_ce_loss(D, D2),
+         {'data': x(4, 5), 'data2': np.array([0, 4, 7, -1], np.float32)}),
 ]
 CASES += LINALG_CASES
 

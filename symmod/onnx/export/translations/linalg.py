@@ -113,3 +113,19 @@ def softmax_cross_entropy(g, node):
     picked = g.add('GatherElements', [log_p, labels], hint=node.name + '_picked', axis=1)
     total = reduce(g, 'ReduceSum', picked, None, False, hint=node.name + '_sum')
     g.add('Neg', [reshape_to(g, total, [1], hint=node.name + '_total')], [node.outputs[0]])
+
+
+@translator('_gluon_softmax_ce_loss')
+def gluon_softmax_ce_loss(g, node):
+    """``-log softmax(data_i)[label_i]`` per sample, labels clipped to the classes."""
+    classes = node.in_shape(0)[1]
+    if 1 in node.in_varying(0):
+        node.fail('a class axis whose size varies')
+    log_p = softmax(g, node.input(0), 1, 2, hint=node.name + '_logp', op_type='LogSoftmax')
+    labels = cast(g, reshape_to(g, node.input(1), [-1, 1], hint=node.name + '_col'), np.int64,
+                  hint=node.name + '_labels')
+    labels = g.add('Clip', [labels, g.constant(np.asarray(0, np.int64), 'zero'),
+                            g.constant(np.asarray(classes - 1, np.int64), 'last_class')],
+                   hint=node.name + '_clipped')
+    picked = g.add('GatherElements', [log_p, labels], hint=node.name + '_picked', axis=1)
+    g.add('Neg', [reshape_to(g, picked, [-1], hint=node.name + '_flat')], [node.outputs[0]])
