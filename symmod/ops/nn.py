@@ -289,6 +289,17 @@ class Embedding(Operator):
         np.clip(rows, 0, self.input_dim - 1, out=rows)
         return rows
 
+    def check_in_range(self, data, what='Embedding'):
+        """Raise MXNet's error when an index of ``data`` lies outside ``[0, input_dim - 1]``
+        (compared as given, before truncation): the row-sparse gradient and the lookup
+        in a row_sparse weight refuse such indices where the dense lookup clips them."""
+        data = np.asarray(data)
+        bad = (data < 0) | (data > self.input_dim - 1)
+        if bad.any():
+            raise MXNetError('%s input contains data out of bound: indices must lie in '
+                             '[0, %d] (input_dim=%d), found %s'
+                             % (what, self.input_dim - 1, self.input_dim, data[bad][0]))
+
     def forward(self, is_train, req, in_data, out_data, aux):
         if req[0] == 'null':
             return
@@ -309,6 +320,8 @@ class Embedding(Operator):
                              "bind data with grad_req='null'")
         if req[1] == 'null':
             return
+        if self.sparse_grad:
+            self.check_in_range(in_data[0])
         rows = self._rows(in_data[0])
         dy = out_grad[0].reshape(rows.size, self.output_dim)
         dw = in_grad[1]

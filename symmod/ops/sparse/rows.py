@@ -142,6 +142,7 @@ def _embedding_rows(op, data):
 def embedding_gradient(op, data, ograd):
     """The weight gradient of an embedding lookup as row-sparse storage: one row per
     distinct index, the sum of the output gradients that used it."""
+    op.check_in_range(data)
     ids = _embedding_rows(op, data)
     rows = np.unique(ids)
     dy = np.ascontiguousarray(ograd.reshape(ids.size, op.output_dim))
@@ -171,6 +172,7 @@ class _Embedding(StorageImpl):
             dense_forward(op, is_train, inputs, outputs)
             return
         s = weight._data
+        op.check_in_range(data._host(), 'SparseEmbedding')
         ids = _embedding_rows(op, data._host())
         out = np.zeros((ids.size, op.output_dim), dtype=outputs[0].dtype)
         if len(s.indices):
