@@ -22,6 +22,11 @@ from .ndarray import _STORAGE_TYPE_STR_TO_ID  # noqa: F401
 from .sparse_array import (BaseSparseNDArray, CSRNDArray, RowSparseNDArray,  # noqa: F401
                            STORAGE_AUX_TYPES, RowSparseStorage, empty_sparse, make_csr,
                            new_sparse, _check_scipy_dtype)
+# MXNet's sparse optimizer operators (_sparse_sgd_update ...): the same functions as mx.nd's,
+# which take row_sparse gradients, and AdaGrad, which has only a row-sparse form
+from ..optimizer.fused_ops import (sgd_update, sgd_mom_update, adam_update,  # noqa: F401
+                                   ftrl_update)
+from ..optimizer.fused_sparse import adagrad_update  # noqa: F401
 
 __all__ = ['BaseSparseNDArray', 'CSRNDArray', 'RowSparseNDArray', 'csr_matrix',
            'row_sparse_array', 'zeros', 'empty', 'array', 'add', 'subtract', 'multiply',

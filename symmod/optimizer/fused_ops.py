@@ -13,6 +13,7 @@ from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, array
 from ..ndarray import device as _device
 from .fused import one_minus_pow
+from .fused_sparse import row_sparse_grad
 from .kernels import dispatch
 from .lamb import trust_lrs
 from .lars import lars_rates, sums_of_squares
@@ -59,6 +60,7 @@ def _dtype(weight):
 
 
 # ---- SGD family ---------------------------------------------------------------------------
+@row_sparse_grad(0, lazy=True)
 def sgd_update(weight, grad, lr, wd=0, rescale_grad=1, clip_gradient=-1, lazy_update=True,
                out=None, name=None):
     """``weight = (1 - lr * wd) * weight - lr * clip(rescale_grad * grad, clip_gradient)``.
@@ -75,6 +77,7 @@ def sgd_update(weight, grad, lr, wd=0, rescale_grad=1, clip_gradient=-1, lazy_up
     return out
 
 
+@row_sparse_grad(1, lazy=True)
 def sgd_mom_update(weight, grad, mom, lr, momentum=0, wd=0, rescale_grad=1, clip_gradient=-1,
                    lazy_update=True, out=None, name=None):
     """Momentum SGD: ``mom = momentum * mom - lr * (wd * weight + clip(rescale * grad))``;
@@ -86,6 +89,7 @@ def sgd_mom_update(weight, grad, mom, lr, momentum=0, wd=0, rescale_grad=1, clip
     return out
 
 
+@row_sparse_grad(1)
 def mp_sgd_update(weight, grad, weight32, lr, wd=0, rescale_grad=1, clip_gradient=-1,
                   lazy_update=True, out=None, name=None):
     """sgd_update on the float32 master copy ``weight32``; ``out`` gets it rounded."""
@@ -96,6 +100,7 @@ def mp_sgd_update(weight, grad, weight32, lr, wd=0, rescale_grad=1, clip_gradien
     return out
 
 
+@row_sparse_grad(2)
 def mp_sgd_mom_update(weight, grad, mom, weight32, lr, momentum=0, wd=0, rescale_grad=1,
                       clip_gradient=-1, lazy_update=True, out=None, name=None):
     """sgd_mom_update on the float32 master copy ``weight32`` (float32 momentum)."""
@@ -106,6 +111,7 @@ def mp_sgd_mom_update(weight, grad, mom, weight32, lr, momentum=0, wd=0, rescale
     return out
 
 
+@row_sparse_grad(1)
 def nag_mom_update(weight, grad, mom, lr, momentum=0, wd=0, rescale_grad=1, clip_gradient=-1,
                    out=None, name=None):
     """Nesterov momentum update (see :class:`mx.optimizer.NAG`)."""
@@ -117,6 +123,7 @@ def nag_mom_update(weight, grad, mom, lr, momentum=0, wd=0, rescale_grad=1, clip
     return out
 
 
+@row_sparse_grad(2)
 def mp_nag_mom_update(weight, grad, mom, weight32, lr, momentum=0, wd=0, rescale_grad=1,
                       clip_gradient=-1, out=None, name=None):
     """nag_mom_update on the float32 master copy ``weight32``."""
@@ -127,6 +134,7 @@ def mp_nag_mom_update(weight, grad, mom, weight32, lr, momentum=0, wd=0, rescale
     return out
 
 
+@row_sparse_grad(0)
 def signsgd_update(weight, grad, lr, wd=0, rescale_grad=1, clip_gradient=-1, out=None,
                    name=None):
     """``weight = (1 - lr * wd) * weight - lr * sign(grad)``."""
@@ -137,6 +145,7 @@ def signsgd_update(weight, grad, lr, wd=0, rescale_grad=1, clip_gradient=-1, out
     return out
 
 
+@row_sparse_grad(1)
 def signum_update(weight, grad, mom, lr, momentum=0, wd=0, rescale_grad=1, clip_gradient=-1,
                   wd_lh=0, out=None, name=None):
     """Signum: momentum of the gradients, then a step along its sign."""
@@ -148,6 +157,7 @@ def signum_update(weight, grad, mom, lr, momentum=0, wd=0, rescale_grad=1, clip_
 
 
 # ---- adaptive rules -------------------------------------------------------------------------
+@row_sparse_grad(2, lazy=True)
 def adam_update(weight, grad, mean, var, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, wd=0,
                 rescale_grad=1, clip_gradient=-1, lazy_update=True, out=None, name=None):
     """Adam step (no bias correction: fold it into ``lr``)."""
@@ -158,6 +168,7 @@ def adam_update(weight, grad, mean, var, lr, beta1=0.9, beta2=0.999, epsilon=1e-
     return out
 
 
+@row_sparse_grad(1)
 def rmsprop_update(weight, grad, n, lr, gamma1=0.95, epsilon=1e-8, wd=0, rescale_grad=1,
                    clip_gradient=-1, clip_weights=-1, out=None, name=None):
     """RMSProp (Tieleman & Hinton) step."""
@@ -168,6 +179,7 @@ def rmsprop_update(weight, grad, n, lr, gamma1=0.95, epsilon=1e-8, wd=0, rescale
     return out
 
 
+@row_sparse_grad(3)
 def rmspropalex_update(weight, grad, n, g, delta, lr, gamma1=0.95, gamma2=0.9, epsilon=1e-8,
                        wd=0, rescale_grad=1, clip_gradient=-1, clip_weights=-1, out=None,
                        name=None):
@@ -179,6 +191,7 @@ def rmspropalex_update(weight, grad, n, g, delta, lr, gamma1=0.95, gamma2=0.9, e
     return out
 
 
+@row_sparse_grad(2)
 def ftrl_update(weight, grad, z, n, lr, lamda1=0.01, beta=1, wd=0, rescale_grad=1,
                 clip_gradient=-1, out=None, name=None):
     """FTRL-Proximal step."""
@@ -189,6 +202,7 @@ def ftrl_update(weight, grad, z, n, lr, lamda1=0.01, beta=1, wd=0, rescale_grad=
     return out
 
 
+@row_sparse_grad(3)
 def ftml_update(weight, grad, d, v, z, lr, t, beta1=0.6, beta2=0.999, epsilon=1e-8, wd=0,
                 rescale_grad=1, clip_grad=-1, out=None, name=None):
     """FTML step ``t`` (1-based)."""
