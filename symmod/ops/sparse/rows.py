@@ -5,7 +5,7 @@ import numpy as np
 
 from ...ndarray.sparse_array import RowSparseStorage, make_csr
 from .base import StorageImpl, register_storage, store_array, dense_forward
-from .kernels import segment_rows
+from .kernels import segment_rows, sorted_unique
 
 
 def _copy(storage):
@@ -34,7 +34,7 @@ class _CastStorage(StorageImpl):
 def retain_rows(storage, indices):
     """Row-sparse storage of ``storage``'s rows at ``indices`` (sorted, unique, in range;
     rows ``storage`` lacks are zero), as MXNet's retain keeps every requested row."""
-    rows = np.unique(np.asarray(indices).reshape(-1).astype(np.int64))
+    rows = sorted_unique(np.asarray(indices).reshape(-1).astype(np.int64))
     rows = rows[(rows >= 0) & (rows < storage.shape[0])]
     data = np.zeros((len(rows),) + tuple(storage.shape[1:]), dtype=storage.dtype)
     if len(storage.indices) and len(rows):
@@ -60,7 +60,7 @@ class _Retain(StorageImpl):
     def backward(self, op, reqs, out_grads, inputs, outputs, in_grads):
         grad = out_grads[0]
         dense = grad._data if grad.stype == 'default' else grad._host()
-        rows = np.unique(inputs[1]._host().reshape(-1).astype(np.int64))
+        rows = sorted_unique(inputs[1]._host().reshape(-1).astype(np.int64))
         rows = rows[(rows >= 0) & (rows < dense.shape[0])]
         store_array(in_grads[0], RowSparseStorage(dense[rows], rows, dense.shape), reqs[0])
         return True
@@ -144,7 +144,7 @@ def embedding_gradient(op, data, ograd):
     distinct index, the sum of the output gradients that used it."""
     op.check_in_range(data)
     ids = _embedding_rows(op, data)
-    rows = np.unique(ids)
+    rows = sorted_unique(ids)
     dy = np.ascontiguousarray(ograd.reshape(ids.size, op.output_dim))
     grad = np.empty((len(rows), op.output_dim), dtype=dy.dtype)
     if dy.dtype in (np.float32, np.float64):
