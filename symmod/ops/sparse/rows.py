@@ -97,6 +97,42 @@ class _SquareSum(StorageImpl):
             dense = np.asarray(squares.sum(dtype=s.dtype))
         store_array(out, dense.reshape(out.shape))
 
+    @staticmethod
+    def _sparse_grad(op, in_stype, shape):
+        return in_stype == 'row_sparse' and len(shape) == 2 and op.axes_for(shape) in ((0,), (1,))
+
+    def grad_stypes(self, op, in_stypes):
+        # MXNet: a row_sparse input (2-D, axis 0 or 1) gets a row_sparse gradient
+        return ['row_sparse'] if in_stypes[0] == 'row_sparse' else None
+
+    def backward(self, op, reqs, out_grads, inputs, outputs, in_grads):
+        """The gradient ``2 x dy`` on the input's own rows, as MXNet computes it for a
+        row_sparse input: rows the input lacks get no gradient."""
+        x, dy = inputs[0], out_grads[0]
+        if reqs[0] == 'null' or in_grads[0] is None:
+            return True
+        if not self._sparse_grad(op, x.stype, x.shape) or dy.stype not in ('default',
+                                                                            'row_sparse'):
+            return False
+        s = x._data
+        rows = s.indices
+        if op.axes_for(x.shape) == (1,):
+            if dy.stype == 'row_sparse':
+                g = dy._data
+                per_row = np.zeros(len(rows), dtype=s.dtype)
+                where = np.searchsorted(g.indices, rows)
+                where = np.minimum(where, max(len(g.indices) - 1, 0))
+                hit = (g.indices[where] == rows) if len(g.indices) else np.zeros(len(rows), bool)
+                per_row[hit] = g.data.reshape(len(g.indices), -1)[where[hit], 0]
+            else:
+                per_row = dy._data.reshape(x.shape[0])[rows]
+            grad = 2 * s.data * per_row.reshape(-1, 1)
+        else:
+            grad = 2 * s.data * dy._data.reshape(1, x.shape[1])
+        store_array(in_grads[0], RowSparseStorage(grad.astype(s.dtype, copy=False),
+                                                  rows.copy(), x.shape), reqs[0])
+        return True
+
 
 @register_storage('slice')
 class _CsrSlice(StorageImpl):
