@@ -14,6 +14,7 @@ import numpy as np
 
 from ..base import MXNetError
 from ..ndarray.sparse_array import RowSparseStorage, make_row_sparse
+from ..ops.sparse.kernels import sorted_unique
 
 __all__ = ['looked_up_rows', 'sparse_backward', 'sparse_input_grads', 'add_gradient',
            'dense_gradient', 'store_row_sparse_grad']
@@ -39,14 +40,14 @@ def looked_up_rows(var, nodes):
             # a hybridized graph's call: its embeddings' rows, taken at forward
             entry = node.in_entries[position]
             if entry is not None and entry[0] is var:
-                rows.append(np.unique(looked_up))
+                rows.append(sorted_unique(looked_up))
         op = _operator(node)
         if not getattr(op, 'sparse_grad', False) or len(node.in_entries) < 2:
             continue
         entry = node.in_entries[1]
         if entry is None or entry[0] is not var or node.cleared:
             continue
-        rows.append(np.unique(op._rows(_arg(node, 0))))
+        rows.append(sorted_unique(op._rows(_arg(node, 0))))
     return rows
 
 
@@ -132,7 +133,7 @@ def store_row_sparse_grad(var, looked_up, value, req):
         held = dst._data
         parts.append(np.asarray(held.indices, dtype=np.int64))
         sources.append((held.indices, held.data))
-    rows = np.unique(np.concatenate(parts)).astype(np.int64) if parts else \
+    rows = sorted_unique(np.concatenate(parts)).astype(np.int64) if parts else \
         np.zeros(0, dtype=np.int64)
     data = np.zeros((len(rows),) + row_shape, dtype=dst.dtype)
     for src_rows, src_values in sources:

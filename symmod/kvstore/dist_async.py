@@ -34,6 +34,7 @@ from ..formats import states as states_format
 from ..formats.atomic import atomic_write
 from ..ndarray import device as _device
 from ..ndarray.sparse_array import RowSparseStorage
+from ..ops.sparse.kernels import sorted_unique
 from .. import optimizer as opt
 from ..optimizer.updater import load_states_file
 from . import mpi
@@ -132,7 +133,7 @@ class DistAsyncKVStore(DistStore):
             if tuple(dst.shape) != tuple(shape):
                 raise MXNetError('row_sparse_pull of key %r: output has shape %s, the stored '
                                  'value has shape %s' % (k, dst.shape, shape))
-            ids = np.unique(np.asarray(rows._host()).reshape(-1).astype(np.int64))
+            ids = sorted_unique(np.asarray(rows._host()).reshape(-1).astype(np.int64))
             ids = ids[(ids >= 0) & (ids < shape[0])]
             data = self._servers.pull_rows(self._ids[k], k, ids)
             data = data.view(dtype).reshape((len(ids),) + tuple(shape[1:]))
