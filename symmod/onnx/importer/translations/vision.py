@@ -74,12 +74,13 @@ def non_max_suppression(g, node):
     ONNX's output has one ``[batch, class, box]`` row per selected box, a number known
     only at run time; a symmod graph has static shapes. The rows come in ONNX's order
     (by batch, class, then score), followed by rows of -1 up to the most that can be
-    selected, ``batches * classes * min(max_output_boxes_per_class, boxes)``. A model
-    that reads the output's length (Shape, Size) is refused."""
+    selected, ``batches * classes * min(max_output_boxes_per_class, boxes)``. The number
+    of batches may be unknown (a model exported with a varying batch). A model that reads
+    the output's length (Shape, Size) is refused."""
     S = _sym()
     shape, score_shape = node.shape(0), node.shape(1)
-    if shape is None or score_shape is None or None in shape or None in score_shape:
-        node.fail('boxes or scores of unknown shape')
+    if shape is None or score_shape is None or None in shape[1:] or None in score_shape[1:]:
+        node.fail('boxes or scores of unknown shape (only the number of batches may vary)')
     batches, count, _ = shape
     classes = score_shape[1]
     limit = node.const(2) if node.has(2) else np.zeros(1, np.int64)
@@ -106,12 +107,11 @@ def non_max_suppression(g, node):
         first, second = (S.slice_axis(boxes, axis=2, begin=b, end=b + 2) for b in (0, 2))
         boxes = S.Concat(S.broadcast_minimum(first, second), S.broadcast_maximum(first, second),
                          dim=2)
-    boxes = S.broadcast_to(S.expand_dims(boxes, axis=1), shape=(batches, classes, count, 4))
+    boxes = S.broadcast_to(S.expand_dims(boxes, axis=1), shape=(0, classes, count, 4))
     scores = S.expand_dims(S.Cast(node.sym(1), dtype=dtype), axis=3)
-    ids = g.new_param(node.name + '_ids', np.broadcast_to(
-        np.arange(count, dtype=dtype).reshape(1, 1, count, 1),
-        (batches, classes, count, 1)).copy())
-    rows = S.reshape(S.Concat(scores, boxes, ids, dim=3), shape=(batches * classes, count, 6))
+    ids = S.broadcast_like(g.new_param(node.name + '_ids', np.arange(
+        count, dtype=dtype).reshape(1, 1, count, 1)), scores)
+    rows = S.reshape(S.Concat(scores, boxes, ids, dim=3), shape=(-1, count, 6))
     kept = S.contrib.box_nms(rows, overlap_thresh=iou,
                              valid_thresh=-3.4e38 if floor is None else floor, topk=-1,
                              coord_start=1, score_index=0, id_index=-1, force_suppress=True,
@@ -119,16 +119,17 @@ def non_max_suppression(g, node):
                              else 'corner')
     picked = S.reshape(S.slice(kept, begin=(None, 0, 5), end=(None, limit, 6)),
                        shape=(-1,))                                    # -1: none there
-    slots = batches * classes * limit
-    group = np.repeat(np.arange(batches * classes), limit)
-    pairs = np.stack([group // classes, group % classes], axis=1).astype(dtype)
     found = picked >= 0
+    # slot s holds (batch, class) pair s // limit: batch pair // classes, class pair % classes
+    slot = S.Cast(S.reshape(S.contrib.index_array(picked), shape=(-1,)), dtype='float64')
+    pair = S.floor(slot / limit)
+    batch = S.floor(pair / classes)
+    pairs = S.stack(batch, pair - batch * classes, axis=1)
     # the found rows first, in slot order (distinct keys, so the sort's tie rule is moot)
-    keys = S.where(found, g.new_param(node.name + '_slots', np.arange(slots, dtype=dtype)),
-                   g.new_param(node.name + '_after', np.arange(slots, dtype=dtype) + slots))
-    order = S.topk(keys, k=slots, is_ascend=True, ret_typ='indices', axis=0)
-    triples = S.Concat(g.new_param(node.name + '_pairs', pairs),
-                       S.reshape(picked, shape=(-1, 1)), dim=1)
+    slots = S.sum(S.ones_like(slot))
+    keys = S.where(found, slot, S.broadcast_add(slot, slots))
+    order = S.argsort(keys, is_ascend=True, axis=0, dtype='int64')
+    triples = S.Concat(S.Cast(pairs, dtype=dtype), S.reshape(picked, shape=(-1, 1)), dim=1)
     chosen = S.take(triples, order, axis=0)
     present = S.reshape(S.take(found, order, axis=0), shape=(-1, 1))
     result = S.where(S.broadcast_like(present, chosen), chosen, S.ones_like(chosen) * -1)
