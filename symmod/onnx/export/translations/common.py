@@ -10,7 +10,7 @@ import numpy as np
 from ... import _deps
 
 __all__ = ['reduce', 'unsqueeze', 'squeeze', 'split', 'slice_axes', 'softmax', 'cast',
-           'scalar', 'unary', 'passthrough', 'reshape_to']
+           'scalar', 'unary', 'passthrough', 'reshape_to', 'batch_positions']
 
 _AXES_INPUT_SINCE = {'ReduceSum': 13}     # other Reduce* ops: 18
 
@@ -103,3 +103,17 @@ def reshape_to(g, x, shape, out=None, hint=None):
 
 def _outs(out):
     return None if out is None else [out]
+
+
+def batch_positions(g, x, items, hint):
+    """int64 (items, 1): each batch item's position along the first axis of ``x``; a
+    constant when ``items`` is known, else an ONNX Range over that axis's size (which
+    symmod's import reads back as the positions along it)."""
+    if items is not None:
+        return g.constant(np.arange(items, dtype=np.int64).reshape(-1, 1), hint + '_item_ids')
+    size = squeeze(g, slice_axes(g, g.add('Shape', [x], hint=hint + '_shape'), [0], [1], [0],
+                                 hint=hint + '_n'), [0], hint=hint + '_items')
+    positions = g.add('Range', [g.constant(np.asarray(0, np.int64), 'zero'), size,
+                                g.constant(np.asarray(1, np.int64), 'one')],
+                      hint=hint + '_item_positions')
+    return reshape_to(g, positions, [-1, 1], hint=hint + '_item_column')

@@ -13,35 +13,51 @@ has no fixed ONNX form and is refused.
 import numpy as np
 
 from ..registry import translator
-from .common import cast, reduce, reshape_to, scalar, slice_axes, squeeze, unsqueeze
+from .common import (batch_positions, cast, reduce, reshape_to, scalar, slice_axes,
+                     squeeze, unsqueeze)
 
-__all__ = ['kept_in_order']
+__all__ = ['kept_mask', 'kept_in_order']
 
 
-def kept_in_order(g, selected, count, hint, valid=None):
-    """The boxes NonMaxSuppression ``selected`` (one batch item and class) kept among
-    ``count`` boxes sorted best first, and how many: (an int64 (count,) of their
-    positions, ascending = NonMaxSuppression's order, then the others; an int64 (1,)).
-    Only ``valid`` (bool (count,)) positions count when given. Fixed shapes throughout:
-    the selection's length is never read, so symmod's import (which pads the selection
-    with -1 rows) reads the same graph."""
-    picks = slice_axes(g, selected, [2], [3], [1], hint=hint + '_pick')           # K 1
-    positions = np.arange(count)
-    hits = cast(g, g.add('Equal', [picks, g.int64s(positions, hint + '_positions')],
-                         hint=hint + '_hit'), np.float32, hint=hint + '_hitf')      # K count
-    kept = g.add('Greater', [reduce(g, 'ReduceSum', hits, [0], keepdims=False,
-                                    hint=hint + '_hits'), scalar(g, 0, np.float32, 'zero_f32')],
-                 hint=hint + '_kept_mask')
+def kept_mask(g, selected, item_ids, count, hint):
+    """bool (items, count): whether NonMaxSuppression ``selected`` (rows [item, class,
+    box], any classes) kept box ``box`` of item ``item``; ``item_ids`` is the int64
+    (items, 1) of :func:`batch_positions`. Fixed shapes throughout: the selection's length
+    is never read, so symmod's import (which pads the selection with -1 rows) reads the
+    same graph."""
+    i64 = np.int64
+    width = scalar(g, count, i64, hint + '_count64')
+    picked = g.add('Add', [g.add('Mul', [
+        slice_axes(g, selected, [0], [1], [1], hint=hint + '_sel_item'), width],
+        hint=hint + '_sel_base'), slice_axes(g, selected, [2], [3], [1], hint=hint + '_sel_box')],
+        hint=hint + '_sel_flat')                                                # S 1
+    slots = g.add('Add', [g.add('Mul', [item_ids, width], hint=hint + '_slot_base'),
+                          g.int64s(np.arange(count), hint + '_spots64')],
+                  hint=hint + '_slots')                                         # items count
+    hits = g.add('Equal', [unsqueeze(g, picked, [2], hint=hint + '_sel3'),
+                           unsqueeze(g, slots, [0], hint=hint + '_slots3')], hint=hint + '_hit')
+    return g.add('Greater', [
+        reduce(g, 'ReduceSum', cast(g, hits, np.float32, hint=hint + '_hitf'), [0],
+               keepdims=False, hint=hint + '_hits'), scalar(g, 0, np.float32, 'zero_f32')],
+        hint=hint + '_kept_mask')
+
+
+def kept_in_order(g, selected, item_ids, count, hint, valid=None):
+    """The boxes NonMaxSuppression ``selected`` kept among each item's ``count`` boxes
+    sorted best first, and how many: (an int64 (items, count) of their positions,
+    ascending = NonMaxSuppression's order, then the others; an int64 (items, 1)). Only
+    ``valid`` (bool (items, count)) positions count when given."""
+    kept = kept_mask(g, selected, item_ids, count, hint)
     if valid is not None:
         kept = g.add('And', [kept, valid], hint=hint + '_kept_valid')
-    spots = g.constant(positions.astype(np.float32), hint + '_spots')
+    spots = g.constant(np.arange(count, dtype=np.float32), hint + '_spots')
     key = g.add('Where', [kept, spots, g.add('Add', [spots, scalar(g, count, np.float32,
                                                                   hint + '_count')],
                                              hint=hint + '_later')], hint=hint + '_key')
     _, order = g.add('TopK', [key, g.int64s([count], hint + '_all')],
-                     [g.fresh(hint + '_keys'), g.fresh(hint + '_kept_order')], largest=0,
-                     sorted=1)
-    total = reduce(g, 'ReduceSum', cast(g, kept, np.int64, hint=hint + '_kept64'), [0],
+                     [g.fresh(hint + '_keys'), g.fresh(hint + '_kept_order')], axis=1,
+                     largest=0, sorted=1)
+    total = reduce(g, 'ReduceSum', cast(g, kept, np.int64, hint=hint + '_kept64'), [1],
                    keepdims=True, hint=hint + '_nkept')
     return order, total
 
@@ -53,16 +69,7 @@ def _items(g, node, rows, items, count, width):
     dtype = node.in_dtype(0)
     best = count if op.topk < 0 else min(count, op.topk)
     # each item's first row in the flattened (items * count, width) rows, and first of best
-    if items is None:
-        shape = g.add('Shape', [rows], hint=hint + '_shape')
-        size = squeeze(g, slice_axes(g, shape, [0], [1], [0], hint=hint + '_n'), [0],
-                       hint=hint + '_items')
-        positions = g.add('Range', [g.constant(np.asarray(0, i64), 'zero'), size,
-                                    g.constant(np.asarray(1, i64), 'one')],
-                          hint=hint + '_item_positions')
-        positions = reshape_to(g, positions, [-1, 1], hint=hint + '_item_column')
-    else:
-        positions = g.constant(np.arange(items, dtype=i64).reshape(-1, 1), hint + '_item_ids')
+    positions = batch_positions(g, rows, items, hint)
     row_base = g.add('Mul', [positions, scalar(g, count, i64, hint + '_count64')],
                      hint=hint + '_row_base')
     best_base = g.add('Mul', [positions, scalar(g, best, i64, hint + '_best64')],
@@ -100,29 +107,7 @@ def _items(g, node, rows, items, count, width):
         g.int64s([best], 'max_boxes'), g.constant(np.array([op.overlap_thresh], f32),
                                                  hint + '_overlap')],
         hint=hint + '_nms', center_point_box=int(op.in_format == 'center'))     # S 3
-    # kept (items, K): whether some selected row names (item, position)
-    picked = g.add('Add', [g.add('Mul', [
-        slice_axes(g, selected, [0], [1], [1], hint=hint + '_sel_item'),
-        scalar(g, best, i64, hint + '_best64')], hint=hint + '_sel_base'),
-        slice_axes(g, selected, [2], [3], [1], hint=hint + '_sel_box')],
-        hint=hint + '_sel_flat')                                                # S 1
-    slots = g.add('Add', [best_base, g.int64s(np.arange(best), hint + '_spots64')],
-                  hint=hint + '_slots')                                          # items K
-    hits = g.add('Equal', [unsqueeze(g, picked, [2], hint=hint + '_sel3'),
-                           unsqueeze(g, slots, [0], hint=hint + '_slots3')], hint=hint + '_hit')
-    kept = g.add('And', [g.add('Greater', [
-        reduce(g, 'ReduceSum', cast(g, hits, f32, hint=hint + '_hitf'), [0], keepdims=False,
-               hint=hint + '_hits'), scalar(g, 0, f32, 'zero_f32')], hint=hint + '_kept_mask'),
-        sorted_valid], hint=hint + '_kept_valid')
-    # the kept positions first (in score order), then the others
-    spots = g.constant(np.arange(best, dtype=f32), hint + '_spots')
-    key = g.add('Where', [kept, spots, g.add('Add', [spots, scalar(g, best, f32, hint + '_k')],
-                                             hint=hint + '_later')], hint=hint + '_key')
-    _, kept_order = g.add('TopK', [key, g.int64s([best], 'topk')],
-                          [g.fresh(hint + '_keys'), g.fresh(hint + '_kept_order')], axis=1,
-                          largest=0, sorted=1)
-    total = reduce(g, 'ReduceSum', cast(g, kept, i64, hint=hint + '_kept64'), [1],
-                   keepdims=True, hint=hint + '_nkept')                          # items 1
+    kept_order, total = kept_in_order(g, selected, positions, best, hint, sorted_valid)
     kept_rows = g.add('Gather', [reshape_to(g, order, [-1], hint=hint + '_order_flat'),
                                  g.add('Add', [kept_order, best_base], hint=hint + '_kof')],
                       hint=hint + '_kept_rows', axis=0)                          # items K

@@ -7,13 +7,13 @@ boxes below ``rpn_min_size`` get score -1, TopK keeps the ``rpn_pre_nms_top_n`` 
 (ties in index order, as the kernel's stable sort), and ONNX NonMaxSuppression runs the
 greedy suppression: the kernel's pixel-inclusive IoU (``x2 - x1 + 1``) is ONNX's on
 boxes whose far corner is moved by one. The kept boxes fill ``rpn_post_nms_top_n`` rows
-cyclically (Gather with ``arange(rows) mod kept``). Images are unrolled (the batch size
-is fixed at export).
+cyclically (Gather with ``arange(rows) mod kept``). All images go through one batched
+NonMaxSuppression, so the batch may vary (``dynamic=True``).
 """
 import numpy as np
 
 from ..registry import translator
-from .common import cast, reshape_to, scalar, slice_axes, squeeze
+from .common import batch_positions, cast, reshape_to, scalar, slice_axes, squeeze, unsqueeze
 from .nms import kept_in_order
 
 __all__ = []
@@ -39,12 +39,12 @@ def _constants(op, height, width):
 
 
 def _column(g, m, i, hint):
-    """Column ``i`` of an (n, 4) tensor as (n,)."""
-    return squeeze(g, slice_axes(g, m, [i], [i + 1], [1], hint=hint), [1], hint=hint)
+    """Column ``i`` of an (items, n, 4) tensor as (items, n)."""
+    return squeeze(g, slice_axes(g, m, [i], [i + 1], [2], hint=hint), [2], hint=hint)
 
 
 def _decode(g, node, deltas, hint):
-    """(n, 4) predicted boxes [x1, y1, x2, y2] before clipping."""
+    """(items, n, 4) predicted boxes [x1, y1, x2, y2] before clipping."""
     op = node.op
     boxes, w, h, cx, cy = _constants(op, *node.in_shape(0)[2:])
     if op.iou_loss:
@@ -68,30 +68,27 @@ def _decode(g, node, deltas, hint):
         corner = g.add(sign, [cast(g, centre, _F64, hint=hint + '_c64'), reach],
                        hint=hint + '_corner')
         corners.append(cast(g, corner, _F32, hint=hint + '_corner32'))
-    stacked = g.add('Concat', [reshape_to(g, c, [-1, 1], hint=hint + '_col') for c in corners],
-                    hint=hint + '_pred', axis=1)
-    return stacked
+    return g.add('Concat', [unsqueeze(g, c, [2], hint=hint + '_col') for c in corners],
+                 hint=hint + '_pred', axis=2)
 
 
-def _image(g, node, b):
-    """(rows, 5) proposals and (rows, 1) scores of image ``b``."""
-    op, hint = node.op, '%s_img%d' % (node.name, b)
+def _images(g, node, images):
+    """(images * rows, 5) proposals and (images * rows, 1) scores of every image;
+    ``images`` is None when the batch varies."""
+    op, hint, i64 = node.op, node.name, np.int64
     _, channels, height, width = node.in_shape(0)
     anchors = channels // 2
     count = height * width * anchors
-    cls = slice_axes(g, node.input(0), [b, anchors], [b + 1, channels], [0, 1],
-                     hint=hint + '_fg')
+    item_ids = batch_positions(g, node.input(0), images, hint)                  # items 1
+    cls = slice_axes(g, node.input(0), [anchors], [channels], [1], hint=hint + '_fg')
     score = reshape_to(g, g.add('Transpose', [cls], hint=hint + '_hwa', perm=[0, 2, 3, 1]),
-                       [-1], hint=hint + '_score')
-    bbox = reshape_to(g, slice_axes(g, node.input(1), [b], [b + 1], [0], hint=hint + '_bbox'),
-                      [anchors, 4, height, width], hint=hint + '_bbox4')
-    deltas = reshape_to(g, g.add('Transpose', [bbox], hint=hint + '_bt', perm=[2, 3, 0, 1]),
-                        [-1, 4], hint=hint + '_deltas')
+                       [-1, count], hint=hint + '_score')                       # items n
+    bbox = reshape_to(g, node.input(1), [-1, anchors, 4, height, width], hint=hint + '_bbox5')
+    deltas = reshape_to(g, g.add('Transpose', [bbox], hint=hint + '_bt', perm=[0, 3, 4, 1, 2]),
+                        [-1, count, 4], hint=hint + '_deltas')                  # items n 4
     pred = _decode(g, node, deltas, hint)
-    info = slice_axes(g, node.input(2), [b], [b + 1], [0], hint=hint + '_info')     # (1, 3)
-    im_h, im_w, im_scale = (reshape_to(g, slice_axes(g, info, [i], [i + 1], [1],
-                                                     hint=hint + '_i%d' % i), [1],
-                                       hint=hint + '_info%d' % i) for i in range(3))
+    im_h, im_w, im_scale = (slice_axes(g, node.input(2), [i], [i + 1], [1],
+                                       hint=hint + '_info%d' % i) for i in range(3))  # items 1
     one, zero = scalar(g, 1, _F32, 'one'), scalar(g, 0, _F32, 'zero')
     limit = {0: g.add('Sub', [im_w, one], hint=hint + '_wmax'),
              1: g.add('Sub', [im_h, one], hint=hint + '_hmax')}
@@ -122,43 +119,53 @@ def _image(g, node, b):
     minus_one = scalar(g, -1, _F32, 'minus_one')
     score = g.add('Where', [g.add('Or', [beyond, small], hint=hint + '_drop'), minus_one,
                             score], hint=hint + '_scored')
-    boxes = g.add('Concat', [reshape_to(g, c, [-1, 1], hint=hint + '_c') for c in coords],
-                  hint=hint + '_boxes', axis=1)
+    boxes = g.add('Concat', [unsqueeze(g, c, [2], hint=hint + '_c') for c in coords],
+                  hint=hint + '_boxes', axis=2)                                # items n 4
     pre_n = count if op.rpn_pre_nms_top_n <= 0 else min(op.rpn_pre_nms_top_n, count)
     best, order = g.add('TopK', [score, g.int64s([pre_n], 'pre_n')],
-                        [g.fresh(hint + '_best'), g.fresh(hint + '_order')], largest=1,
-                        sorted=1)
-    boxes = g.add('Gather', [boxes, order], hint=hint + '_sorted', axis=0)
+                        [g.fresh(hint + '_best'), g.fresh(hint + '_order')], axis=1,
+                        largest=1, sorted=1)                                   # items pre_n
+    boxes = g.add('Gather', [reshape_to(g, boxes, [-1, 4], hint=hint + '_flat_boxes'),
+                             g.add('Add', [order, g.add('Mul', [item_ids, scalar(
+                                 g, count, i64, hint + '_count64')], hint=hint + '_base')],
+                                   hint=hint + '_at')], hint=hint + '_sorted', axis=0)
     # the kernel's IoU counts pixels (x2 - x1 + 1): ONNX's IoU of boxes one pixel larger
     shift = g.constant(np.array([0, 0, 1, 1], _F32), hint + '_inclusive')
     wide = g.add('Add', [boxes, shift], hint=hint + '_wide')
     selected = g.add('NonMaxSuppression', [
-        reshape_to(g, wide, [1, pre_n, 4], hint=hint + '_nms_boxes'),
-        reshape_to(g, best, [1, 1, pre_n], hint=hint + '_nms_scores'),
+        wide, unsqueeze(g, best, [1], hint=hint + '_nms_scores'),
         g.int64s([min(op.rpn_post_nms_top_n, pre_n)], 'post_n'),
         g.constant(np.array([op.threshold], _F32), hint + '_threshold')], hint=hint + '_nms')
-    keep, kept = kept_in_order(g, selected, pre_n, hint)
+    keep, kept = kept_in_order(g, selected, item_ids, pre_n, hint)
     rows = op.rpn_post_nms_top_n
+    sorted_base = g.add('Mul', [item_ids, scalar(g, pre_n, i64, hint + '_pre64')],
+                        hint=hint + '_sorted_base')
     cycle = g.add('Mod', [g.int64s(np.arange(rows), hint + '_rows'), kept], hint=hint + '_cycle')
-    chosen = g.add('Gather', [keep, cycle], hint=hint + '_chosen', axis=0)
-    out_boxes = g.add('Gather', [boxes, chosen], hint=hint + '_out_boxes', axis=0)
-    out_scores = reshape_to(g, g.add('Gather', [best, chosen], hint=hint + '_out_scores',
-                                     axis=0), [rows, 1], hint=hint + '_scores')
-    index = g.constant(np.full((rows, 1), b, _F32), hint + '_index')
-    return g.add('Concat', [index, out_boxes], hint=hint + '_rows', axis=1), out_scores
+    chosen = g.add('Gather', [reshape_to(g, keep, [-1], hint=hint + '_keep_flat'),
+                              g.add('Add', [cycle, sorted_base], hint=hint + '_cycle_at')],
+                   hint=hint + '_chosen', axis=0)                              # items rows
+    at = g.add('Add', [chosen, sorted_base], hint=hint + '_chosen_at')
+    out_boxes = g.add('Gather', [reshape_to(g, boxes, [-1, 4], hint=hint + '_sorted_flat'), at],
+                      hint=hint + '_out_boxes', axis=0)                        # items rows 4
+    out_scores = reshape_to(g, g.add('Gather', [reshape_to(g, best, [-1], hint=hint + '_bf'),
+                                                at], hint=hint + '_out_scores', axis=0),
+                            [-1, 1], hint=hint + '_scores')
+    index = g.add('Add', [unsqueeze(g, cast(g, item_ids, _F32, hint=hint + '_idf'), [2],
+                                    hint=hint + '_id3'),
+                          g.constant(np.zeros((rows, 1), _F32), hint + '_index_rows')],
+                  hint=hint + '_index')                                        # items rows 1
+    proposals = g.add('Concat', [index, out_boxes], hint=hint + '_rows', axis=2)
+    return reshape_to(g, proposals, [-1, 5], hint=hint + '_proposals'), out_scores
 
 
 @translator('_contrib_Proposal', '_contrib_MultiProposal')
 def proposal(g, node):
-    if any(node.in_varying(i) for i in range(3)):
-        node.fail('input dimensions that vary (the anchors and the per-image unrolling are '
-                  'fixed at export)')
+    varying = node.in_varying(0) | node.in_varying(1) | node.in_varying(2)
+    if varying - {0}:
+        node.fail('input dimensions that vary other than the batch (the anchors follow the '
+                  'feature map, fixed at export)')
     if any(node.in_dtype(i) != _F32 for i in range(3)):
         node.fail('float32 inputs only')
-    images = [_image(g, node, b) for b in range(node.in_shape(0)[0])]
-    for k in range(2):
-        parts = [image[k] for image in images]
-        if len(parts) == 1:
-            g.add('Identity', parts, [node.outputs[k]])
-        else:
-            g.add('Concat', parts, [node.outputs[k]], axis=0)
+    outputs = _images(g, node, None if varying else node.in_shape(0)[0])
+    for k, name in enumerate(node.outputs[:2]):
+        g.add('Identity', [outputs[k]], [name])
