@@ -43,12 +43,13 @@ def _shift(g, x, by, pad, hint):
 @translator('CTCLoss')
 def ctc_loss(g, node):
     op, name = node.op, node.name
-    batch_axes = [1] + [0] * (node.num_inputs - 1)
-    if any(node.in_varying(i) - {batch_axes[i]} for i in range(node.num_inputs)):
-        node.fail('dimensions other than the batch that vary (the time steps and the label '
-                  'layout are fixed at export)')
+    batch_axes = [{0, 1}] + [{0}] * (node.num_inputs - 1)
+    if any(node.in_varying(i) - batch_axes[i] for i in range(node.num_inputs)):
+        node.fail('dimensions other than the time steps and the batch that vary (the '
+                  'alphabet and the label layout are fixed at export)')
     steps, batch, alphabet = node.in_shape(0)
-    varies = bool(node.in_varying(0))
+    varies = 1 in node.in_varying(0)
+    timed = 0 in node.in_varying(0)         # the number of time steps varies
     width = node.in_shape(1)[1]
     states = 2 * width + 1
     blank = 0 if op.blank_label == 'first' else alphabet - 1
@@ -107,24 +108,24 @@ def ctc_loss(g, node):
                                              perm=[0, 2, 1])], hint=name + '_picked')
     lp = g.add('Transpose', [picked], hint=name + '_lp', perm=[1, 0, 2])     # T N S
     minus_inf = scalar(g, -np.inf, _F64, 'minus_inf')
-    start = g.constant((np.arange(states) < 2)[None, :], name + '_start')
-    first_lp = squeeze(g, slice_axes(g, lp, [0], [1], [0], hint=name + '_lp0'), [0],
-                       hint=name + '_lp0')
-    alpha = g.add('Where', [start, first_lp, minus_inf], hint=name + '_alpha0')
+    # before step 0 all paths start at s = 0 with log-probability 0, so step 0 gives the
+    # first alphas (lp at s = 0 and 1) like every later step: one Scan over all T steps
+    # (ONNX Runtime's Scan cannot run zero steps)
+    start = g.add('Add', [per_sequence(0, states, _F64, '_zeros'), g.constant(
+        np.where(np.arange(states) == 0, 0, -np.inf)[None, :], name + '_start')],
+        hint=name + '_alpha_start')
+    times, total = _time_axis(g, node, steps, timed)                       # (T,), (1,)
     if op.use_data_lengths:
         steps_n = cast(g, node.input(names.index('data_lengths')), np.int64,
                        hint=name + '_data_lengths')
     else:
-        steps_n = per_sequence(steps, 1, np.int64, '_steps')
+        steps_n = g.add('Add', [zero_col, total], hint=name + '_steps')
     steps_n = reshape_to(g, steps_n, [-1, 1], hint=name + '_steps_col')
-    if steps > 1:
-        active = g.add('Less', [g.constant(np.arange(1, steps, dtype=np.int64)[:, None, None],
-                                           name + '_t'),
-                                unsqueeze(g, steps_n, [0], hint=name + '_steps3')],
-                       hint=name + '_active')                               # T-1 N 1
-        pads = [per_sequence(-np.inf, by, _F64, '_pad%d' % by) for by in (1, 2)]
-        alpha = _scan(g, node, alpha, slice_axes(g, lp, [1], [steps], [0], hint=name + '_rest'),
-                      active, skip, None if varies else batch, states, pads)
+    active = g.add('Less', [reshape_to(g, times, [-1, 1, 1], hint=name + '_t'),
+                            unsqueeze(g, steps_n, [0], hint=name + '_steps3')],
+                   hint=name + '_active')                                   # T N 1
+    pads = [per_sequence(-np.inf, by, _F64, '_pad%d' % by) for by in (1, 2)]
+    alpha = _scan(g, node, start, lp, active, skip, None if varies else batch, states, pads)
     # the likelihood: alphas at 2 L and 2 L - 1 (none when L = 0)
     last = g.add('Mul', [lengths, g.constant(np.int64(2), name + '_two')], hint=name + '_last')
     end = g.add('GatherElements', [alpha, last], hint=name + '_end', axis=1)
@@ -159,10 +160,25 @@ def ctc_loss(g, node):
     cast(g, cost, node.out_dtype(0), out=node.outputs[0])
 
 
+def _time_axis(g, node, steps, timed):
+    """int64 positions 0..T-1 along the data's time axis (T,) and the number of steps T
+    (1,): constants, or from the data's shape when it varies (an ONNX Range, which the
+    import reads back as the positions along that axis)."""
+    if not timed:
+        return (g.int64s(np.arange(steps), node.name + '_times'),
+                g.int64s([steps], node.name + '_T'))
+    size = slice_axes(g, g.add('Shape', [node.input(0)], hint=node.name + '_shape'), [0], [1],
+                      [0], hint=node.name + '_T')
+    positions = g.add('Range', [g.constant(np.asarray(0, np.int64), 'zero'),
+                                squeeze(g, size, [0], hint=node.name + '_T0'),
+                                g.constant(np.asarray(1, np.int64), 'one')],
+                      hint=node.name + '_times')
+    return positions, size
+
+
 def _scan(g, node, alpha, lp, active, skip, batch, states, pads):
-    """alpha (N, S) after the steps 1..T-1 (Scan over lp (T-1, N, S) and active
-    (T-1, N, 1)); ``batch`` None when it varies; ``pads`` the -inf (N, 1) and (N, 2)
-    shifted in."""
+    """alpha (N, S) after the steps (Scan over lp (T, N, S) and active (T, N, 1));
+    ``batch`` None when it varies; ``pads`` the -inf (N, 1) and (N, 2) shifted in."""
     name = node.name
     outer_nodes, g.onnx_nodes = g.onnx_nodes, []
     a_in, lp_t, on_t = (g.fresh(name + suffix) for suffix in ('_a_in', '_lp_t', '_on_t'))
