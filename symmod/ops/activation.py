@@ -14,7 +14,7 @@ from ..base import MXNetError, parse_float
 from .. import random as _random
 from .common import choice, data_shape, scratch, store_from, work_buffer
 from .registry import Operator, Param, ShapeError, register
-from .unary import sigmoid
+from .unary import relu_values, sigmoid
 
 __all__ = ['prelu_gamma_shape']
 
@@ -40,7 +40,7 @@ def _softsign(x, out):
 
 
 _ACTIVATIONS = {
-    'relu': lambda x, out: np.maximum(x, 0, out=out),
+    'relu': relu_values,
     'sigmoid': _sigmoid,
     'tanh': lambda x, out: np.tanh(x, out=out),
     'softrelu': _softrelu,

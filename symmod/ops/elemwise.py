@@ -9,6 +9,7 @@ stays int32 (truncated).
 import numpy as np
 
 from ..base import MXNetError, parse_int
+from . import elementwise_kernels
 from .common import store, zero_grad
 from .registry import Operator, Param, register, REQUIRED
 
@@ -204,7 +205,7 @@ def hypot_grad(first):
     return grad
 
 
-ADD = BinaryMath(np.add, pass_grad, pass_grad, uses_inputs=False)
+ADD = BinaryMath(elementwise_kernels.add, pass_grad, pass_grad, uses_inputs=False)
 SUB = BinaryMath(np.subtract, pass_grad, _negate, uses_inputs=False)
 MUL = BinaryMath(np.multiply, _times_rhs, _times_lhs)
 DIV = BinaryMath(divide, _by_rhs, _div_rhs)

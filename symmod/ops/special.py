@@ -189,9 +189,26 @@ def _where_backward(cond, dy, inner, take, out):
         out[i] = dy[i] if (cond[i // inner] != 0) == take else 0
 
 
+# arrays from this size are cut into blocks over numba's threads (sized by symmod.threads
+# to the machine's load); each element is computed alone, so any thread count gives the
+# same values
+PARALLEL_MIN = 1 << 16
+BLOCK = 1 << 14
+
+
+@numba.njit(parallel=True, **_JIT)
+def _relu_blocks(x, out):
+    for b in numba.prange(-(-x.size // BLOCK)):
+        lo, hi = b * BLOCK, min(x.size, (b + 1) * BLOCK)
+        _relu_forward(x[lo:hi], out[lo:hi])
+
+
 def relu_forward(x, out):
     """``out = max(x, 0)`` (NaN stays NaN)."""
-    _relu_forward(_flat(x), _flat(out))
+    if x.size >= PARALLEL_MIN:
+        _relu_blocks(_flat(x), _flat(out))
+    else:
+        _relu_forward(_flat(x), _flat(out))
     return out
 
 

@@ -79,7 +79,8 @@ def _unary(name, aliases, compute, grad, uses, doc, int_native=False, inplace=Fa
 
 
 # ---- forward functions that numpy lacks or computes differently from MXNet ---------------
-def _relu(x, out=None):
+def relu_values(x, out=None):
+    """``max(x, 0)`` with NaN kept (MXNet's relu), in numba for float arrays."""
     if out is not None and special.fusable(out, x):
         return special.relu_forward(x, out)
     return np.maximum(x, 0, out=out)
@@ -327,7 +328,7 @@ def _d_ufunc(ufunc):
 
 
 # ---- the operators --------------------------------------------------------------------
-_unary('relu', ('_sparse_relu',), _relu, _g_relu, 'output',
+_unary('relu', ('_sparse_relu',), relu_values, _g_relu, 'output',
        'Rectified linear unit: ``max(x, 0)``.', int_native=True, inplace=True, warns=False)
 _unary('sigmoid', ('_sparse_sigmoid',), sigmoid, _times(_d_sigmoid, 'y'), 'output',
        'Logistic sigmoid: ``1 / (1 + exp(-x))``.', inplace=True)

@@ -1,0 +1,78 @@
+"""The threaded relu and addition loops (special.relu_forward, elementwise_kernels.add):
+MXNet's relu (NaN kept, every non-positive value to +0) and numpy's sum, bit for bit, at
+one and two threads, above and below the threading size, in place, and through the
+operators (Activation, relu, elemwise_add)."""
+import numba
+import numpy as np
+import pytest
+
+import symmod as mx
+from symmod.ops import elementwise_kernels as kernels, special
+from symmod.ops.unary import relu_values
+
+RNG = np.random.RandomState(4)
+SIZES = [7, special.PARALLEL_MIN + special.BLOCK // 3]     # the serial loop, the blocks
+
+
+def _data(size, dtype):
+    x = RNG.standard_normal(size).astype(dtype)
+    x[:6] = [np.nan, -0.0, 0.0, -np.inf, np.inf, -np.nan]
+    return x
+
+
+@pytest.fixture(params=[1, 2], ids=['1thread', '2threads'])
+def threads(request):
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(request.param, numba.config.NUMBA_NUM_THREADS))
+    yield request.param
+    numba.set_num_threads(before)
+
+
+@pytest.mark.parametrize('size', SIZES)
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_relu_is_mxnets(size, dtype, threads):
+    x = _data(size, dtype)
+    out = relu_values(x, np.empty_like(x))
+    expected = np.where(np.isnan(x) | (x > 0), x, 0).astype(dtype)
+    np.testing.assert_array_equal(out, expected)
+    assert not np.signbit(out[~np.isnan(out)]).any()           # -0.0 gives +0.0
+    relu_values(x, x)                                           # in place
+    np.testing.assert_array_equal(x, expected)
+
+
+@pytest.mark.parametrize('size', SIZES)
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_add_equals_numpy(size, dtype, threads):
+    a, b = _data(size, dtype), RNG.standard_normal(size).astype(dtype)
+    np.testing.assert_array_equal(kernels.add(a, b, np.empty_like(a)), a + b)
+    np.testing.assert_array_equal(kernels.add(a, b), a + b)
+
+
+def test_other_arrays_take_numpys_path():
+    x = RNG.standard_normal((300, 400)).astype(np.float32)
+    view = x[:, ::2]                                  # not contiguous
+    np.testing.assert_array_equal(relu_values(view, np.empty(view.shape, np.float32)),
+                                  np.maximum(view, 0))
+    half = x.astype(np.float16)
+    np.testing.assert_array_equal(relu_values(half, np.empty_like(half)), np.maximum(half, 0))
+    ints = np.arange(special.PARALLEL_MIN, dtype=np.int32)
+    np.testing.assert_array_equal(kernels.add(ints, ints, np.empty_like(ints)), 2 * ints)
+    wide = RNG.standard_normal((special.PARALLEL_MIN, 2))
+    column = RNG.standard_normal((special.PARALLEL_MIN, 1))
+    np.testing.assert_array_equal(kernels.add(wide, column, np.empty_like(wide)),
+                                  wide + column)                # broadcasting
+
+
+def test_operators_use_them():
+    shape = (4, 8, 64, 64)                            # above the threading size
+    x = _data(int(np.prod(shape)), np.float32).reshape(shape)
+    y = RNG.standard_normal(shape).astype(np.float32)
+    expected = np.where(np.isnan(x) | (x > 0), x, 0)
+    np.testing.assert_array_equal(mx.nd.Activation(mx.nd.array(x), act_type='relu').asnumpy(),
+                                  expected)
+    np.testing.assert_array_equal(mx.nd.relu(mx.nd.array(x)).asnumpy(), expected)
+    total = mx.nd.elemwise_add(mx.nd.array(x), mx.nd.array(y)).asnumpy()
+    np.testing.assert_array_equal(total, x + y)
+    sym = mx.sym.Activation(mx.sym.var('a') + mx.sym.var('b'), act_type='relu')
+    ex = sym.bind(mx.cpu(), {'a': mx.nd.array(x), 'b': mx.nd.array(y)})
+    np.testing.assert_array_equal(ex.forward()[0].asnumpy(), np.maximum(x + y, 0))
