@@ -1,5 +1,6 @@
 """ResNet-20's convolutions one by one: symmod's Convolution node (bound executor) vs
-PyTorch's ``conv2d`` on the same shapes, forward and backward, at one thread each.
+PyTorch's ``conv2d`` on the same shapes, forward and backward, at one thread each
+(``--threads N``: N threads each, timed by the wall clock).
 
 Each shape is one kind of convolution layer in ResNet-20 for CIFAR-10 at batch 64 (how
 many of that kind one training step runs is in the table). Times are the CPU time of
@@ -8,7 +9,7 @@ frameworks alternating call by call, so that the other processes of a shared mac
 slow both alike. Backward is data and weight gradient together (the stem has no data
 gradient in either).
 
-    python benchmarks/conv_kernels.py [--reps 9]
+    python benchmarks/conv_kernels.py [--reps 9] [--threads 1]
 """
 import argparse
 import os
@@ -16,7 +17,8 @@ import statistics
 import sys
 import time
 
-os.environ['OMP_NUM_THREADS'] = '1'
+_THREADS = sys.argv[sys.argv.index('--threads') + 1] if '--threads' in sys.argv else '1'
+os.environ['OMP_NUM_THREADS'] = _THREADS
 
 import numpy as np   # noqa: E402
 
@@ -60,28 +62,31 @@ def _torch_calls(torch, c, kernel, stride, x, w, dy):
     return forward, backward
 
 
-def _alternate(pairs, reps):
-    """Best and median thread CPU seconds of each callable, called in turn ``reps``
-    times after one warm-up call each."""
+def _alternate(pairs, reps, clock=time.thread_time):
+    """Best and median seconds of ``clock`` (thread CPU time by default) of each
+    callable, called in turn ``reps`` times after one warm-up call each."""
     times = [[] for _ in pairs]
     for fn in pairs:
         fn()
     for _ in range(reps):
         for i, fn in enumerate(pairs):
-            start = time.thread_time()
+            start = clock()
             fn()
-            times[i].append(time.thread_time() - start)
+            times[i].append(clock() - start)
     return [(min(t), statistics.median(t)) for t in times]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--reps', type=int, default=9)
+    parser.add_argument('--threads', type=int, default=1,
+                        help='threads each side (above 1: wall-clock times)')
     args = parser.parse_args()
     import torch
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
     import symmod as mx
-    mx.threads.set_budget(1)
+    mx.threads.set_budget(args.threads)
+    clock = time.thread_time if args.threads == 1 else time.perf_counter
     rng = np.random.default_rng(0)
     print(harness.environment())
     print('| C -> K | size | kernel, stride | layers | symmod fwd / bwd ms best (median) '
@@ -98,7 +103,7 @@ def main():
         sf, sb = _symmod_calls(mx, c, k, size, kernel, stride, x, w, dy)
         tf, tb = _torch_calls(torch, c, kernel, stride, x, w, dy)
         (sfb, sfm), (tfb, tfm), (sbb, sbm), (tbb, tbm) = _alternate([sf, tf, sb, tb],
-                                                                     args.reps)
+                                                                     args.reps, clock)
         totals += layers * np.array([sfb, sbb, tfb, tbb])
         print('| %d -> %d | %d | %dx%d, %d | %d | %.2f (%.2f) / %.2f (%.2f) | %.2f (%.2f) / '
               '%.2f (%.2f) | %.2f | %.2f | %.1f-%.1f |'
