@@ -63,6 +63,8 @@ class Slice(_Slicer):
               Param('step', _parse_opt_tuple, (), 'Steps (None or empty for 1).'))
 
     def check_params(self):
+        if self.step is None:       # step=None (MXNet parses "None" as an empty tuple)
+            self.step = ()
         if len(self.begin) != len(self.end):
             raise ShapeError('slice: begin %s and end %s must have the same length'
                              % (self.begin, self.end))

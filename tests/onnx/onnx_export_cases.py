@@ -203,6 +203,11 @@ NN_CASES = [
          {'data': x(2, 3, 4)}),
     case('hard_sigmoid', S.hard_sigmoid(D, alpha=0.3, beta=0.4, name='op'), {'data': x(3, 4)}),
     case('softmax', S.softmax(D, name='op'), {'data': x(2, 3, 4)}),
+    case('softmax_length_axis0_temperature', S.softmax(D, S.var('length'), use_length=True,
+                                                       axis=0, temperature=0.5, name='op'),
+         {'data': x(4, 3, 2), 'length': np.array([[0, 4], [2, 1], [3, 0]], np.int32)}),
+    case('softmax_length_last_axis', S.softmax(D, S.var('length'), use_length=True, name='op'),
+         {'data': x(2, 3, 5), 'length': np.array([[5, 1, 3], [0, 2, 4]], np.float32)}),
     case('softmax_axis1_temperature', S.softmax(D, axis=1, temperature=2.0, name='op'),
          {'data': x(2, 3, 4)}),
     case('log_softmax', S.log_softmax(D, axis=1, name='op'), {'data': x(2, 3, 4)}),
@@ -327,7 +332,7 @@ CASES = (_unary_cases() + _binary_cases() + CONV_CASES + POOL_CASES + NN_CASES +
          + MATH_CASES)
 
 
-def _rnn_case(mode, layers, bidirectional, state_outputs, zero_state):
+def _rnn_case(mode, layers, bidirectional, state_outputs, zero_state, params_input=False):
     dirs = 2 if bidirectional else 1
     T, N, I, H = 4, 3, 5, 6
     inputs = {'data': x(T, N, I, low=-1, high=1)}
@@ -350,6 +355,11 @@ def _rnn_case(mode, layers, bidirectional, state_outputs, zero_state):
     name = 'RNN_%s_l%d%s%s%s' % (mode, layers, '_bi' if bidirectional else '',
                                  '_states' if state_outputs else '',
                                  '_zero' if zero_state else '')
+    if params_input:     # the weights fed at run time (MXNet's own ONNX tests do this)
+        shapes = {k: v.shape for k, v in inputs.items()}
+        size = dict(zip(sym.list_arguments(), sym.infer_shape(**shapes)[0]))['rnn_parameters']
+        inputs['rnn_parameters'] = x(*size, low=-0.5, high=0.5)
+        name += '_params_input'
     return case(name, sym, inputs, rtol=1e-4, atol=1e-5)
 
 
@@ -360,6 +370,9 @@ RNN_CASES = [
     _rnn_case('gru', 1, True, False, False),
     _rnn_case('rnn_tanh', 2, True, True, False),
     _rnn_case('rnn_relu', 1, False, True, True),
+    _rnn_case('lstm', 2, True, True, False, params_input=True),
+    _rnn_case('gru', 1, True, False, True, params_input=True),
+    _rnn_case('rnn_relu', 2, False, True, False, params_input=True),
 ]
 CASES += RNN_CASES
 

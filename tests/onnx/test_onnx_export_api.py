@@ -123,15 +123,12 @@ def test_unexportable_operator_names_node_and_operator(tmp_path):
                                          r"to opset \d+: ONNX cannot express it: draws from "
                                          r"a gamma distribution"):
         export(sym, {}, [(2, 3, 3)], onnx_file_path=str(tmp_path / 'g.onnx'))
-    lengths = mx.sym.softmax(mx.sym.var('data'), mx.sym.var('length'), use_length=True,
-                             name='sm')
-    with pytest.raises(MXNetError, match=r"node 'sm' \(operator softmax\).*use_length"):
-        export(lengths, {}, [(2, 3), (2,)], onnx_file_path=str(tmp_path / 's'))
-    rnn = mx.sym.RNN(mx.sym.var('data'), mx.sym.var('w'), mx.sym.var('s'), state_size=4,
-                     num_layers=1, mode='rnn_tanh', name='r')
-    with pytest.raises(MXNetError, match=r"node 'r' \(operator RNN\).*not constants"):
-        export(rnn, {}, [(2, 1, 3), (36,), (1, 1, 4)],
-                             onnx_file_path=str(tmp_path / 'r'))
+    lstmp = mx.sym.RNN(mx.sym.var('data'), mx.sym.var('w'), mx.sym.var('s'),
+                       mx.sym.var('c'), state_size=4, num_layers=1, mode='lstm',
+                       projection_size=2, name='r')
+    with pytest.raises(MXNetError, match=r"node 'r' \(operator RNN\).*projection_size"):
+        export(lstmp, {}, [(2, 1, 3), (120,), (1, 1, 2), (1, 1, 4)],
+               onnx_file_path=str(tmp_path / 'r'))
     assert not list(tmp_path.iterdir())
 
 

@@ -66,6 +66,16 @@ def test_slice_mxnet_examples_and_crop_alias():
     assert mx.nd.slice(x, begin=(1,), end=(1,)).shape == (0, 4)
 
 
+def test_slice_step_none_is_the_default():
+    """step=None, as MXNet's own tests pass it, means no step (MXNet parses "None" as an
+    empty tuple)."""
+    x = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    got = mx.nd.slice(mx.nd.array(x), begin=(None, 1), end=(2, None), step=None)
+    np.testing.assert_array_equal(got.asnumpy(), x[:2, 1:])
+    sym = mx.sym.slice(mx.sym.var('x'), begin=(0, 1), end=(2, 3), step=None)
+    assert sym.infer_shape(x=(3, 4, 5))[1] == [(2, 2, 5)]
+
+
 def test_slice_param_errors():
     x = mx.nd.zeros((3, 4))
     with pytest.raises(MXNetError, match='same length'):

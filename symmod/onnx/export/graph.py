@@ -307,6 +307,11 @@ class ExportGraph:
         """Translate (or compute at export time) every node inference reads."""
         needed = self._needed_nodes()
         for node in self.nodes_in_order:
+            if node.op is None and (id(node) in needed or node.name not in self.params):
+                # an input only an output layer's label reads stays a graph input (unread),
+                # as in MXNet's export: callers feed every input they gave a shape
+                self._add_variable(node, graph_inputs)
+                continue
             if id(node) not in needed:
                 continue
             if node.op is None:

@@ -148,10 +148,16 @@ def _load(sym, params):
         if not os.path.isfile(params):
             raise ValueError('Symbol and params files provided are invalid: no params file '
                              '%s' % os.fspath(params))
-        params = _nd.load(os.fspath(params))
+        path = os.fspath(params)
+        params = _nd.load(path)
+        if isinstance(params, list) and not params:
+            # a file of no arrays loads as a list (a graph without parameters): MXNet's
+            # checkpoint loading warns and goes on with none
+            logging.warning("Params file '%s' is empty", path)
+            params = {}
         if not isinstance(params, dict):
-            raise ValueError('params file %s holds a list of arrays, not named parameters'
-                             % os.fspath(params))
+            raise ValueError('params file %s holds a list of %d arrays, not named parameters'
+                             % (path, len(params)))
     elif isinstance(params, (list, tuple)) and len(params) == 2 \
             and all(isinstance(p, dict) for p in params):
         merged = dict(params[0])

@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from ..registry import translator
-from .common import cast, passthrough, softmax, unary
+from .common import cast, passthrough, reshape_to, softmax, unary, unsqueeze
 
 # symmod's names -> one ONNX operator of the same meaning
 _DIRECT = {
@@ -84,8 +84,6 @@ def _softmax_common(g, node, op_type, x=None):
     """softmax / log_softmax of ``x`` (default: the node's input) with the node's
     axis, temperature and dtype."""
     op = node.op
-    if getattr(op, 'use_length', False):
-        node.fail('use_length=True')
     x = node.input(0) if x is None else x
     rank = len(node.in_shape(0))
     if op.temperature is not None and op.temperature != 1.0:
@@ -93,11 +91,36 @@ def _softmax_common(g, node, op_type, x=None):
                   hint=node.name + '_t')
     dtype = op.dtype
     out = node.outputs[0]
+    valid = None
+    if getattr(op, 'use_length', False):
+        valid = _length_mask(g, node, rank)
+        x = g.add('Where', [valid, x, _const(g, node, -np.inf, 'minus_inf')],
+                  hint=node.name + '_masked')
+    if valid is None and (dtype is None or np.dtype(dtype) == node.in_dtype(0)):
+        softmax(g, x, op.axis, rank, out, op_type=op_type)
+        return
+    y = softmax(g, x, op.axis, rank, hint=node.name + '_sm', op_type=op_type)
+    if valid is not None:       # past the length (and rows of length 0): 0, as MXNet
+        y = g.add('Where', [valid, y, _const(g, node, 0, 'zero')], hint=node.name + '_kept')
     if dtype is not None and np.dtype(dtype) != node.in_dtype(0):
-        y = softmax(g, x, op.axis, rank, hint=node.name + '_sm', op_type=op_type)
         cast(g, y, dtype, out)
     else:
-        softmax(g, x, op.axis, rank, out, op_type=op_type)
+        g.add('Identity', [y], [out])
+
+
+def _length_mask(g, node, rank):
+    """bool, broadcastable against the data: position along the softmax axis < the
+    length given for its row (``use_length``)."""
+    axis = node.op.axis % rank
+    if axis in node.in_varying(0):
+        node.fail('use_length=True along an axis whose size varies')
+    size = node.in_shape(0)[axis]
+    positions = g.int64s(np.arange(size), node.name + '_positions')
+    positions = reshape_to(g, positions, [1] * axis + [size] + [1] * (rank - axis - 1),
+                           hint=node.name + '_along')
+    lengths = unsqueeze(g, cast(g, node.input(1), np.int64, hint=node.name + '_len64'),
+                        [axis], hint=node.name + '_lengths')
+    return g.add('Less', [positions, lengths], hint=node.name + '_valid')
 
 
 @translator('softmax')

@@ -2,8 +2,9 @@
 
 MXNet packs every weight of every layer and direction into one flat vector, gates in
 the order i, f, g, o (LSTM) or r, z, n (GRU); ONNX wants per-layer W, R and B tensors
-with gates i, o, f, c and z, r, h. The parameters must be constants (given in
-``params``), so they are cut and reordered here, at export time. MXNet's GRU is
+with gates i, o, f, c and z, r, h. Constant parameters (given in ``params``) are cut and
+reordered here, at export time; parameters fed as a graph input are cut and reordered in
+the graph (Slice, Reshape, Gather of the gates). MXNet's GRU is
 cuDNN's (the reset gate scales ``W_hn h + b_hn``): ONNX's ``linear_before_reset=1``.
 Layers are chained through their outputs; the initial states are sliced per layer
 (or left out when they are zeros, ONNX's default, which also lets the batch vary).
@@ -39,6 +40,34 @@ def _layer_weights(params, layout, layer, mode, hidden):
     return np.stack(ws), np.stack(rs), np.stack(bs)
 
 
+def _layer_weights_graph(g, node, layout, layer, mode, hidden):
+    """(W, R, B) of one layer cut from the parameter input in the graph (each with a
+    leading directions axis)."""
+    params, gates = node.input(1), len(_GATE_ORDER[mode])
+    order = g.int64s(_GATE_ORDER[mode], 'gate_order')
+    hint = '%s_l%d' % (node.name, layer)
+
+    def piece(start, shape, tag):
+        """``params[start:start + prod(shape)]`` as ``shape`` with the gates (axis 0)
+        in ONNX's order."""
+        flat = slice_axes(g, params, [start], [start + int(np.prod(shape))], [0],
+                          hint=hint + tag)
+        gated = g.add('Gather', [reshape_to(g, flat, list(shape), hint=hint + tag), order],
+                      hint=hint + tag + '_gates', axis=0)
+        return reshape_to(g, gated, [1, -1] + list(shape[2:]), hint=hint + tag + '_dir')
+    parts = [[], [], []]
+    for direction in range(layout.dirs):
+        (w_at, rows, width), (r_at, _, _) = layout.weights[layer][direction]
+        wb_at, rb_at = layout.biases[layer][direction]
+        parts[0].append(piece(w_at, (gates, hidden, width), '_w%d' % direction))
+        parts[1].append(piece(r_at, (gates, hidden, hidden), '_r%d' % direction))
+        parts[2].append(g.add('Concat', [piece(wb_at, (gates, hidden), '_wb%d' % direction),
+                                         piece(rb_at, (gates, hidden), '_rb%d' % direction)],
+                              hint=hint + '_b%d' % direction, axis=1))
+    return [p[0] if len(p) == 1 else g.add('Concat', p, hint=hint + tag, axis=0)
+            for p, tag in zip(parts, ('_W', '_R', '_B'))]
+
+
 def _is_zeros(g, node, index):
     """Whether input ``index`` is all zeros (a zeros operator or a constant of zeros)."""
     value = node.const(index)
@@ -58,22 +87,22 @@ def rnn(g, node):
     if op.use_sequence_length:
         node.fail('use_sequence_length=True')
     params = node.const(1)
-    if params is None:
-        node.fail('the parameters are not constants: give them in params')
     mode, hidden = op.mode, op.state_size
     dirs = 2 if op.bidirectional else 1
     T, N, I = node.in_shape(0)
     layout = _Layout(mode, op.num_layers, dirs, T, N, I, hidden, False)
-    params = np.asarray(params)
     states = [2, 3] if op.is_lstm else [2]
     zero_states = [_is_zeros(g, node, i) for i in states]
     x = node.input(0)
     finals = [[] for _ in states]
     for layer in range(op.num_layers):
-        w, r, b = _layer_weights(params, layout, layer, mode, hidden)
-        inputs = [x, g.constant(w, '%s_l%d_W' % (node.name, layer)),
-                  g.constant(r, '%s_l%d_R' % (node.name, layer)),
-                  g.constant(b, '%s_l%d_B' % (node.name, layer)), '']
+        if params is None:
+            inputs = [x] + _layer_weights_graph(g, node, layout, layer, mode, hidden) + ['']
+        else:
+            w, r, b = _layer_weights(np.asarray(params), layout, layer, mode, hidden)
+            inputs = [x, g.constant(w, '%s_l%d_W' % (node.name, layer)),
+                      g.constant(r, '%s_l%d_R' % (node.name, layer)),
+                      g.constant(b, '%s_l%d_B' % (node.name, layer)), '']
         for index, zero in zip(states, zero_states):
             if zero:
                 inputs.append('')

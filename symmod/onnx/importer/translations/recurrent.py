@@ -1,7 +1,8 @@
 """ONNX LSTM / GRU / RNN as symmod's fused ``RNN`` operator (one layer).
 
-The constant W, R and B tensors are packed into MXNet's flat parameter vector with the
-gates back in MXNet's order (the inverse of the export's reordering). ONNX's outputs
+W, R and B are packed into MXNet's flat parameter vector with the gates back in MXNet's
+order (the inverse of the export's reordering): at import when they are constants, in
+the graph (slice, take, concat) when they are computed or fed as inputs. ONNX's outputs
 are rebuilt from the operator's: Y is (T, N, dirs * H) reshaped to (T, dirs, N, H).
 """
 import numpy as np
@@ -57,6 +58,51 @@ def _packed(node, mode, directions):
     return np.concatenate(weights).astype(w.dtype), hidden
 
 
+def _weights(g, node, mode):
+    """(directions, hidden size, dtype name) from W / R, constant or not."""
+    w_shape, r_shape = node.shape(1), node.shape(2)
+    if w_shape is None or r_shape is None or None in w_shape or None in r_shape:
+        node.fail('W and R of unknown shape')
+    hidden = node.attrs.get('hidden_size') or r_shape[-1]
+    dtype = np.dtype(g.types.get(node.inputs[1], np.float32)).name
+    return w_shape[0], hidden, dtype
+
+
+def _packed_in_graph(node, S, mode, directions, hidden, dtype):
+    """:func:`_packed` as symbols: W, R and B not constants."""
+    back = list(np.argsort(_GATE_ORDER[mode]))        # MXNet gate -> ONNX position
+    gates = len(back)
+    picks = [S.slice_axis(node.sym(3), axis=1, begin=0, end=gates * hidden),
+             S.slice_axis(node.sym(3), axis=1, begin=gates * hidden, end=2 * gates * hidden)] \
+        if node.has(3) else None
+
+    def regate(m, d, width):
+        rows = S.reshape(S.slice_axis(m, axis=0, begin=d, end=d + 1),
+                         shape=(gates, hidden) + ((width,) if width else ()))
+        parts = [S.slice_axis(rows, axis=0, begin=int(k), end=int(k) + 1) for k in back]
+        return S.reshape(S.concat(*parts, dim=0) if gates > 1 else parts[0], shape=(-1,))
+    weights = []
+    for d in directions:
+        weights.append(regate(node.sym(1), d, node.shape(1)[2]))
+        weights.append(regate(node.sym(2), d, hidden))
+    for d in directions:
+        if picks is None:
+            weights.append(S.zeros(shape=(2 * gates * hidden,), dtype=dtype))
+        else:
+            weights += [regate(picks[0], d, 0), regate(picks[1], d, 0)]
+    return S.concat(*weights, dim=0)
+
+
+def _parameters(g, node, S, mode, directions, name):
+    """The RNN's parameter symbol and hidden size for ``directions``."""
+    if node.const(1) is not None and node.const(2) is not None and \
+            (not node.has(3) or node.const(3) is not None):
+        packed, hidden = _packed(node, mode, directions)
+        return g.new_param(name + '_parameters', packed), hidden, packed.dtype.name
+    _, hidden, dtype = _weights(g, node, mode)
+    return _packed_in_graph(node, S, mode, directions, hidden, dtype), hidden, dtype
+
+
 def _check(node, mode):
     for attr in ('clip', 'input_forget'):
         if node.attrs.get(attr):
@@ -80,7 +126,7 @@ def recurrent(g, node):
     mode = _mode(node)
     _check(node, mode)
     batch_first = node.attrs.get('layout', 0) == 1
-    dirs = node.required_const(1, 'W').shape[0]
+    dirs = _weights(g, node, mode)[0]
     states_in = [5, 6] if mode == 'lstm' else [5]
     x = node.sym(0)
     if batch_first:
@@ -113,10 +159,9 @@ def _zero_state(S, dirs, hidden, dtype):
 
 def _fused(g, node, S, mode, x, states, directions, states_in):
     """One RNN over ``directions``: Y as (T, dirs, N, H) and the final states."""
-    packed, hidden = _packed(node, mode, directions)
+    params, hidden, dtype = _parameters(g, node, S, mode, directions, node.name)
     dirs = len(directions)
-    params = g.new_param(node.name + '_parameters', packed)
-    initial = [states.get(i, _zero_state(S, dirs, hidden, packed.dtype.name)) for i in states_in]
+    initial = [states.get(i, _zero_state(S, dirs, hidden, dtype)) for i in states_in]
     out = S.RNN(x, params, *initial, state_size=hidden, num_layers=1, mode=mode,
                 bidirectional=dirs == 2, state_outputs=True, name=node.name)
     y = S.transpose(S.Reshape(out[0], shape=(0, 0, dirs, hidden)), axes=(0, 2, 1, 3))
@@ -125,11 +170,10 @@ def _fused(g, node, S, mode, x, states, directions, states_in):
 
 def _one_direction(g, node, S, mode, x, states, d, states_in, lengths, reverse):
     """Direction ``d`` alone: Y as (T, 1, N, H) and its final states."""
-    packed, hidden = _packed(node, mode, [d])
     name = '%s_dir%d' % (node.name, d)
-    params = g.new_param(name + '_parameters', packed)
+    params, hidden, dtype = _parameters(g, node, S, mode, [d], name)
     initial = [S.slice_axis(states[i], axis=0, begin=d, end=d + 1) if i in states
-               else _zero_state(S, 1, hidden, packed.dtype.name) for i in states_in]
+               else _zero_state(S, 1, hidden, dtype) for i in states_in]
     by_length = {'use_sequence_length': lengths is not None}
     extra = [lengths] if lengths is not None else []
     if reverse:
