@@ -120,10 +120,15 @@ class _TapeNode:
             self._out_dense = [_dense(k) for k in self._out]
         return self._out_dense
 
-    def run_backward(self, req, out_grad):
-        """Input gradients (numpy; zeros where req is 'null') from the output gradients."""
+    def run_backward(self, req, out_grad, into=None):
+        """Input gradients (numpy; zeros where req is 'null') from the output gradients.
+
+        ``into``: per input, an array to write the gradient into (a variable's own
+        gradient buffer, for an operator that ``writes_input_grads``), or None."""
         # np.zeros maps zero pages lazily (calloc); np.zeros_like writes every element
-        in_grad = [np.zeros(k.shape, dtype=k.dtype) for k in self._in]
+        in_grad = [np.zeros(k.shape, dtype=k.dtype) for k in self._in] if into is None else \
+            [np.zeros(k.shape, dtype=k.dtype) if buf is None else buf
+             for k, buf in zip(self._in, into)]
         if self.sees_sparse:
             from ..ops.sparse import storage_impl
             ctx = self.ctx
@@ -282,9 +287,13 @@ def _requests(node, wanted, needed):
             else 'null' for e in node.in_entries]
 
 
-def _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes):
+def _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes,
+                  into_variables=False):
     """Propagate gradients from the heads to the ``targets`` (a list of _Variable)
     through ``nodes`` (the heads' tape nodes, oldest first).
+
+    ``into_variables``: the caller stores each target's gradient in its buffer (``backward``),
+    so a hybridized graph may leave the gradient it writes into a variable's buffer there.
 
     Returns a dict id(variable) -> numpy gradient (variables not reached are absent).
     """
@@ -326,10 +335,21 @@ def _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes):
                 out_grad.append(dense_gradient(got, shape) if got is not None
                                 else np.zeros(shape, dtype=dtype))
             req = _requests(node, wanted, needed)
-            if sparse_backward(node, req):      # embedding / csr dot: row-sparse weight grad
+            direct = getattr(node, 'direct_grads', None)
+            if direct:
+                # the graph writes these variables' buffers: a gradient held so far that is
+                # one of them (from an earlier call of the graph) is kept as a copy
+                _copy_held(grads, [buf for _, _, buf in direct])
+                in_grad, owned = node.run_backward(req, out_grad, into_variables), True
+            elif sparse_backward(node, req):    # embedding / csr dot: row-sparse weight grad
                 in_grad, owned = sparse_input_grads(node, out_grad), True
             else:
-                in_grad = node.run_backward(req, out_grad)
+                into = _variable_buffers(node, req) if into_variables else None
+                if into is not None:
+                    _copy_held(grads, [buf for buf in into if buf is not None])
+                    in_grad = node.run_backward(req, out_grad, into)
+                else:
+                    in_grad = node.run_backward(req, out_grad)
                 owned = getattr(node, 'owns_grads', False)
             for entry, g, r in zip(node.in_entries, in_grad, req):
                 if r != 'null':
@@ -341,6 +361,45 @@ def _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes):
             for node in nodes:
                 node.clear()
     return {key[0]: value for key, value in grads.items() if key[0] in wanted}
+
+
+def direct_buffer(entry, like):
+    """The gradient buffer of the marked variable of tape ``entry`` when a backward pass
+    may write the variable's gradient straight into it: its request is 'write' and the
+    buffer is a C-contiguous numpy array of ``like``'s shape and dtype; else None."""
+    var = entry[0] if entry is not None else None
+    if type(var) is not _Variable or var.req != 'write':
+        return None
+    buf = var.grad._data
+    if type(buf) is not np.ndarray or buf.shape != like.shape or buf.dtype != like.dtype \
+            or not buf.flags.c_contiguous:
+        return None
+    return buf
+
+
+def _variable_buffers(node, req):
+    """Per input of a recorded operator call, the variable's gradient buffer its backward
+    writes into (see :func:`direct_buffer`; each buffer at most once), or None when the
+    operator does not store every element of its input gradients."""
+    if type(node) is not _TapeNode or not node.op.writes_input_grads or node.sees_sparse:
+        return None
+    found, any_found = [], False
+    for entry, kept, r in zip(node.in_entries, node._in, req):
+        buf = direct_buffer(entry, kept) if r == 'write' and type(kept) is np.ndarray \
+            else None
+        if buf is not None and any(buf is b for b in found):
+            buf = None
+        found.append(buf)
+        any_found = any_found or buf is not None
+    return found if any_found else None
+
+
+def _copy_held(grads, buffers):
+    """Replace every gradient in ``grads`` that is one of ``buffers`` by a copy."""
+    ids = {id(b) for b in buffers}
+    for key, value in grads.items():
+        if id(value) in ids:
+            grads[key] = np.array(value)
 
 
 def _output_meta(node):
@@ -470,7 +529,8 @@ def backward(heads, head_grads=None, retain_graph=False,
         raise MXNetError('There are no inputs in computation graph that require gradients.')
     looked_up = {id(v): looked_up_rows(v, nodes) for v in targets
                  if v.grad.stype == 'row_sparse'}
-    grads = _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes)
+    grads = _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes,
+                          into_variables=True)
     for var in targets:
         var.fresh = True
         value = grads.get(id(var))
@@ -480,8 +540,10 @@ def backward(heads, head_grads=None, retain_graph=False,
         elif var.req == 'add':
             if value is not None:
                 dst[:] = dst._host() + dense_gradient(value, dst.shape)
-        else:
-            dst[:] = 0 if value is None else dense_gradient(value, dst.shape)
+        elif value is None:
+            dst[:] = 0
+        elif value is not dst._data:    # a hybridized graph wrote it there already
+            dst[:] = dense_gradient(value, dst.shape)
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,

@@ -10,7 +10,11 @@ arrays get a new binding.
 
 Under ``autograd.record()`` the whole graph is one node of the tape: its backward runs
 the executor's backward pass and hands the input gradients to the tape, which adds them
-into the variables' gradients as it does for single operators. The executor stays
+into the variables' gradients as it does for single operators. An input that is a marked
+variable with ``grad_req='write'`` and a dense gradient buffer (a Parameter, typically)
+has that buffer bound as the executor's gradient array, so ``backward`` writes the
+gradient in place instead of copying it over (see :meth:`_GraphNode.run_backward` for
+when the buffer is restored). The executor stays
 reserved for that node until its backward has run (or the node is dropped); a second
 recorded call before then binds a second executor, so each call keeps its own forward
 state, as MXNet's CachedOp does without ``static_alloc``.
@@ -35,13 +39,16 @@ _MAX_SIGNATURES = 16
 
 class _Slot:
     """One bound executor and whether a recorded call still needs its buffers."""
-    __slots__ = ('exe', 'leased', 'inputs', 'grads', 'first', 'lookups', '__weakref__')
+    __slots__ = ('exe', 'leased', 'inputs', 'grads', 'direct', 'first', 'lookups',
+                 '__weakref__')
 
-    def __init__(self, exe, inputs, grads, input_names):
+    def __init__(self, exe, inputs, grads, direct, input_names):
         self.exe = exe
         self.leased = False
         self.inputs = inputs        # the bound array of every graph input (input order)
         self.grads = grads          # its gradient buffer where a gradient is computed
+        # input positions whose gradient array is the variable's own gradient buffer
+        self.direct = direct
         # for each output, the first output position holding the same entry
         buffers = [id(y._data) for y in exe.outputs]
         self.first = [buffers.index(b) for b in buffers]
@@ -78,8 +85,8 @@ class _GraphNode:
     records_graph = True    # ``op`` is built from the graph on each read: not a hot-path read
 
     __slots__ = ('seq', 'name', 'in_entries', 'input_names', 'aux', 'out_meta', 'n_visible',
-                 'cleared', 'slot', 'ctx', 'symbol', 'sparse_rows', '_finalizer',
-                 '__weakref__')
+                 'cleared', 'slot', 'ctx', 'symbol', 'sparse_rows', 'direct_grads',
+                 '_finalizer', '__weakref__')
 
     def __init__(self, slot, entries, inputs, outputs, ctx, symbol):
         self.seq = next(_tape._SEQ)
@@ -97,20 +104,38 @@ class _GraphNode:
         self.symbol = symbol
         # (input position of an embedding's weight, the rows this call looked up)
         self.sparse_rows = [(i, op.looked_up) for i, op in slot.lookups]
+        # (input position, variable, its gradient buffer) the executor writes in place
+        self.direct_grads = [(i, entries[i][0], slot.grads[i]._data) for i in slot.direct]
         self._finalizer = weakref.finalize(self, _release, slot)
 
     @property
     def out_data(self):
         return [np.zeros(shape, dtype=dtype) for shape, dtype in self.out_meta]
 
-    def run_backward(self, req, out_grad):
+    def run_backward(self, req, out_grad, into_variables=False):
+        """The input gradients (numpy arrays; None where ``req`` is 'null').
+
+        A variable's gradient buffer bound to the executor (:attr:`direct_grads`) keeps
+        the gradient written into it only with ``into_variables`` (the tape's
+        ``backward``, which stores each variable's gradient in its buffer anyway) while
+        the variable still asks for 'write' there; otherwise (``autograd.grad``, a
+        request changed since the call) the gradient is returned as a copy and the buffer
+        gets its old content back."""
         exe = self.slot.exe
+        restore = [(i, buf, np.array(buf)) for i, var, buf in self.direct_grads
+                   if not (into_variables and req[i] == 'write' and var.req == 'write'
+                           and var.grad._data is buf)]
         # an entry the graph outputs several times got its summed gradient at its first
         # position; every position must hold it (the executor keeps the last one given)
         first = self.slot.first
         exe.backward([NDArray(out_grad[first[i]], self.ctx) for i in range(len(out_grad))])
-        return [None if g is None or r == 'null' else g._data
-                for g, r in zip(self.slot.grads, req)]
+        grads = [None if g is None or r == 'null' else g._data
+                 for g, r in zip(self.slot.grads, req)]
+        for i, buf, old in restore:
+            if grads[i] is not None:
+                grads[i] = np.array(buf)
+            np.copyto(buf, old)
+        return grads
 
     def clear(self):
         self.cleared = True
@@ -189,11 +214,13 @@ class BoundGraph:
         if recording and self._inline:
             return self._run_inline(inputs)
         needs = tuple(e is not None for e in entries) if recording else None
+        direct = _direct_buffers(entries, inputs) if recording else None
         ctx = inputs[0].context
         key = (tuple((x.shape, x.dtype) for x in inputs), ctx, needs,
-               tuple(id(inputs[i]._data) for i in self._shared))
+               tuple(id(inputs[i]._data) for i in self._shared),
+               direct and tuple(None if g is None else id(g._data) for g in direct))
         try:
-            slot = self._acquire(key, inputs, needs, ctx)
+            slot = self._acquire(key, inputs, needs, direct, ctx)
         except MXNetError:
             if self._slots:
                 raise
@@ -232,24 +259,24 @@ class BoundGraph:
         self._inline_runner.register_op_hook(*(self._hook or (None,)))
         return self._inline_runner(*inputs)
 
-    def _acquire(self, key, inputs, needs, ctx):
+    def _acquire(self, key, inputs, needs, direct, ctx):
         slots = self._slots.get(key, [])
         for slot in slots:
             if not slot.leased:
                 self._slots.move_to_end(key)
                 slot.leased = True
                 return slot
-        slot = self._bind(inputs, needs, ctx)
+        slot = self._bind(inputs, needs, direct, ctx)
         slot.leased = True
         if key not in self._slots and len(self._slots) >= _MAX_SIGNATURES:
             self._slots.popitem(last=False)
         self._slots.setdefault(key, slots).append(slot)
         return slot
 
-    def _bind(self, inputs, needs, ctx):
+    def _bind(self, inputs, needs, direct, ctx):
         sym = self._symbol
         shared = set(self._shared)
-        bound, grads = [], []
+        bound, grads, direct_positions = [], [], []
         args, args_grad, reqs, aux = {}, {}, {}, {}
         for i, (name, x) in enumerate(zip(self.input_names, inputs)):
             array = x if i in shared else zeros(x.shape, ctx=ctx, dtype=x.dtype)
@@ -259,10 +286,31 @@ class BoundGraph:
                 aux[name] = array
             else:
                 args[name] = array
-                if needs is not None and needs[i]:
+                if direct is not None and direct[i] is not None:
+                    grad = args_grad[name] = direct[i]
+                    direct_positions.append(i)
+                elif needs is not None and needs[i]:
                     grad = args_grad[name] = zeros(x.shape, ctx=ctx, dtype=x.dtype)
                 reqs[name] = 'null' if grad is None else 'write'
             grads.append(grad)
         exe = sym.bind(ctx, args=args, args_grad=args_grad or None, grad_req=reqs,
                        aux_states=aux)
-        return _Slot(exe, bound, grads, self.input_names)
+        return _Slot(exe, bound, grads, direct_positions, self.input_names)
+
+
+def _direct_buffers(entries, inputs):
+    """Per input, the gradient NDArray the executor may write in place, or None: the
+    input is a marked variable with ``grad_req='write'`` whose gradient is a dense numpy
+    buffer of the input's shape and dtype (:func:`~symmod.autograd.tape.direct_buffer`),
+    not given at another input position too (two positions would both write the one
+    buffer). None when no input qualifies."""
+    found, seen, any_found = [], set(), False
+    for entry, x in zip(entries, inputs):
+        grad = None
+        if entry is not None and _tape.direct_buffer(entry, x._data) is not None \
+                and id(entry[0].grad._data) not in seen:
+            grad = entry[0].grad
+            seen.add(id(grad._data))
+            any_found = True
+        found.append(grad)
+    return found if any_found else None

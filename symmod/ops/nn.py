@@ -51,6 +51,7 @@ class FullyConnected(Operator):
               Param('flatten', parse_bool, True,
                     'Whether to collapse all but the first axis of the input data.'))
     backward_uses_outputs = False
+    writes_input_grads = True
 
     def check_params(self):
         if self.num_hidden < 1:

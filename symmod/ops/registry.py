@@ -78,6 +78,9 @@ class Operator:
     names_inputs = True         # False: MXNet lists no input names (monitors see input<i>)
     makes_sparse = False        # True: a sparse output from dense inputs (cast_storage to
                                 # csr, dot with forward_stype): see ops/sparse
+    writes_input_grads = False  # True: a 'write' request stores every element of the input
+                                # gradient (none starts from zero): the tape may hand backward
+                                # a variable's own gradient buffer
 
     def __init__(self, attrs=None):
         attrs = dict(attrs or {})
