@@ -145,6 +145,13 @@ POOL_CASES += [
     case('Pooling_3d_avg', S.Pooling(D, kernel=(2, 2, 2), stride=(2, 1, 2), pool_type='avg',
                                      name='op'), {'data': x(1, 2, 4, 5, 6)}),
 ]
+# 'full' with a stride above the kernel: the last windows lie wholly past the input
+for _type in ('max', 'avg', 'sum'):
+    for _pad in ((0, 0), (1, 2)):
+        POOL_CASES.append(case(
+            'Pooling_%s_full_windows_past_the_end_pad%d' % (_type, _pad[0]),
+            S.Pooling(D, kernel=(2, 3), stride=(4, 5), pad=_pad, pool_type=_type,
+                      pooling_convention='full', name='op'), {'data': x(1, 2, 12, 15)}))
 
 NN_CASES = [
     case('FullyConnected', S.FullyConnected(D, num_hidden=5, name='op'), {'data': x(3, 4)}),

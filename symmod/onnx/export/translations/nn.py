@@ -94,25 +94,38 @@ def pooling(g, node):
                  zip(node.out_shape(0)[2:], strides, kernel, node.in_shape(0)[2:], pads)]
         extra = [max(e, 0) for e in extra]
     begin, end = pads, [p + e for p, e in zip(pads, extra)]
+    # ONNX wants each pad below the kernel; windows lying wholly past the end (a stride
+    # above the kernel with 'full') are the constant MXNet gives empty windows, padded on
+    # after the pool
+    end = [min(e, k - 1) for e, k in zip(end, kernel)]
+    pooled = [(size + b + e - k) // s + 1 for size, b, e, k, s in
+              zip(node.in_shape(0)[2:], begin, end, kernel, strides)]
+    missing = [o - p for o, p in zip(node.out_shape(0)[2:], pooled)]
+    y = out if not any(missing) else g.fresh(node.name + '_pooled')
     attrs = dict(kernel_shape=kernel, strides=strides)
     if op.pool_type == 'max':
-        g.add('MaxPool', [x], [out], pads=begin + end, **attrs)
+        g.add('MaxPool', [x], [y], pads=begin + end, **attrs)
     elif op.pool_type == 'avg':
         include_pad = op.count_include_pad is None or op.count_include_pad
         if include_pad and any(extra) and any(pads):
             # MXNet's divisor counts the pad but not the extra end windows, which no ONNX
             # attribute says: window sums over MXNet's divisors (the shapes are static)
             total = _window_sum(g, node, x, attrs, begin + end)
-            divisors = _mxnet_divisors(node.in_shape(0)[2:], node.out_shape(0)[2:], kernel,
+            divisors = _mxnet_divisors(node.in_shape(0)[2:], pooled, kernel,
                                        strides, pads).astype(node.out_dtype())
-            g.add('Div', [total, g.constant(divisors, node.name + '_divisors')], [out])
+            g.add('Div', [total, g.constant(divisors, node.name + '_divisors')], [y])
         else:
-            g.add('AveragePool', [x], [out], pads=begin + end,
+            g.add('AveragePool', [x], [y], pads=begin + end,
                   count_include_pad=int(include_pad and not any(extra)), **attrs)
     elif op.pool_type == 'sum':
-        _window_sum(g, node, x, attrs, begin + end, out)
+        _window_sum(g, node, x, attrs, begin + end, y)
     else:
-        g.add('LpPool', [x], [out], p=op.p_value, pads=begin + end, **attrs)
+        g.add('LpPool', [x], [y], p=op.p_value, pads=begin + end, **attrs)
+    if any(missing):
+        empty = np.finfo(node.out_dtype()).min if op.pool_type == 'max' else 0
+        g.add('Pad', [y, g.int64s([0] * len(node.out_shape(0)) + [0, 0] + missing, 'pads'),
+                      g.constant(np.asarray(empty, node.out_dtype()), node.name + '_empty')],
+              [out], mode='constant')
 
 
 def _window_sum(g, node, x, attrs, pads, out=None):

@@ -170,8 +170,10 @@ def _pool(g, node, pool_type):
         begin = (0,) * count
     elif begin != end:
         # MXNet's 'full' (or 1-D 'same') convention is ONNX's extra end padding when the
-        # output sizes agree
+        # output sizes agree; otherwise the data are padded explicitly
         convention = _convention_of_end_padding(node, kernel, stride, begin, end)
+        if convention is None:
+            return _padded_pool(S, node, data, kernel, stride, begin, end, pool_type)
     kwargs = dict(kernel=kernel, stride=stride, pad=begin, pool_type=pool_type,
                   pooling_convention=convention, name=node.name)
     if pool_type == 'avg':
@@ -182,17 +184,38 @@ def _pool(g, node, pool_type):
 
 
 def _convention_of_end_padding(node, kernel, stride, begin, end):
+    """'full' or 'same' when MXNet's convention gives ONNX's output sizes, else None."""
     shape, out = node.shape(0), node.out_shape(0)
     if shape is None or out is None or None in shape[2:] or None in out[2:] or any(
             e < b for b, e in zip(begin, end)):
-        node.fail('asymmetric pads %s / %s' % (begin, end))
+        return None
     sizes = list(zip(shape[2:], begin, kernel, stride, out[2:]))
     if all(1 + math.ceil((n + 2 * b - k) / s) == o for n, b, k, s, o in sizes):
         return 'full'
     if len(kernel) == 1 and not any(begin) and all(math.ceil(n / s) == o
                                                    for n, b, k, s, o in sizes):
         return 'same'
-    node.fail('asymmetric pads %s / %s' % (begin, end))
+    return None
+
+
+def _padded_pool(S, node, data, kernel, stride, begin, end, pool_type):
+    """Pooling with any pads, ONNX's way (pads never counted, never the maximum): the
+    data padded explicitly, then 'valid' windows; an average divides the window sums by
+    the number of real elements in each."""
+    count = len(kernel)
+    kwargs = dict(kernel=kernel, stride=stride, pooling_convention='valid')
+    if pool_type == 'max':
+        low = float(np.finfo(np.dtype(node.graph.types.get(node.inputs[0], np.float32))).min)
+        return S.Pooling(_explicit_pad(S, data, begin, end, low, count), pool_type='max',
+                         name=node.name, **kwargs)
+    if pool_type == 'lp':
+        return S.Pooling(_explicit_pad(S, data, begin, end, 0.0, count), pool_type='lp',
+                         p_value=node.attrs.get('p', 2), name=node.name, **kwargs)
+    total = S.Pooling(_explicit_pad(S, data, begin, end, 0.0, count), pool_type='sum',
+                      **kwargs)
+    real = S.Pooling(_explicit_pad(S, S.ones_like(data), begin, end, 0.0, count),
+                     pool_type='sum', **kwargs)
+    return S.broadcast_div(total, real, name=node.name)
 
 
 translator('MaxPool')(lambda g, node: _max_pool(g, node))
