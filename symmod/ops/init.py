@@ -1,5 +1,5 @@
-"""Array creation operators without inputs: _zeros, _ones, _full, _arange, _eye,
-_linspace and _zeros_without_dtype.
+"""Array creation operators: _zeros, _ones, _full, _arange, _eye, _linspace and
+_zeros_without_dtype without inputs, and _contrib_arange_like shaped like its input.
 
 Their output shape and dtype come from parameters (``shape``, ``dtype`` with
 default float32); ``ctx`` is accepted for MXNet compatibility and only matters to
@@ -11,7 +11,7 @@ import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_dtype, parse_float, parse_int, \
     parse_optional, parse_tuple
-from .common import fill_into, store_from
+from .common import fill_into, store_from, zero_grad
 from .registry import Operator, Param, register, ShapeError, unify, shape_is_known
 
 __all__ = []
@@ -161,15 +161,83 @@ class _arange(_Init):
 
     def forward(self, is_train, req, in_data, out_data, aux):
         out = out_data[0]
-        dtype = out.dtype
-        if np.issubdtype(dtype, np.unsignedinteger):
-            # through a signed integer, wrapping around like MXNet's C++ casts
-            start, step = np.array([int(self.start), int(self.step)]).astype(dtype)
-        else:
-            start, step = dtype.type(self.start), dtype.type(self.step)
-        positions = (np.arange(out.size, dtype=np.int64) // self.repeat).astype(dtype)
-        value = start + positions * step
-        store_from(out, req[0], value.reshape(out.shape))
+        store_from(out, req[0], _range_values(out.size, self.start, self.step, self.repeat,
+                                              out.dtype).reshape(out.shape))
+
+
+def _range_values(size, start, step, repeat, dtype):
+    """``start + (i // repeat) * step`` for i below ``size``, in ``dtype`` as MXNet's
+    kernel computes it. For the types C++ does not call signed (unsigned integers, and
+    float16: MXNet's half type) that kernel truncates start and step to integers first
+    (``arange(0, 2, 0.5, dtype='float16')`` is all zeros in MXNet 1.9.1), so this does."""
+    if np.issubdtype(dtype, np.unsignedinteger) or dtype == np.float16:
+        # through a signed integer, wrapping around like MXNet's C++ casts
+        start, step = np.array([int(start), int(step)]).astype(dtype)
+    else:
+        start, step = dtype.type(start), dtype.type(step)
+    positions = (np.arange(size, dtype=np.int64) // repeat).astype(dtype)
+    return start + positions * step
+
+
+@register
+class arange_like(Operator):
+    """Evenly spaced values ``start + (i // repeat) * step`` shaped like ``data`` (its
+    dtype too), or along one ``axis`` of it as a 1-D array. The values of ``data`` are
+    not read; its gradient is zero.
+
+    Examples
+    --------
+    >>> mx.nd.contrib.arange_like(mx.nd.zeros((2, 3)), start=1).asnumpy()
+    array([[1., 2., 3.],
+           [4., 5., 6.]], dtype=float32)
+    >>> mx.nd.contrib.arange_like(mx.nd.zeros((2, 3)), axis=-1).asnumpy()
+    array([0., 1., 2.], dtype=float32)
+    """
+    name = '_contrib_arange_like'
+    aliases = ('_npx_arange_like',)
+    params = (Param('start', parse_float, 0.0, 'Start of the interval (included).'),
+              Param('step', parse_float, 1.0, 'Spacing between values.'),
+              Param('repeat', parse_int, 1, 'Times each value is repeated.'),
+              Param('ctx', _parse_ctx, '', 'Context of the output (imperative calls only).'),
+              Param('axis', parse_optional(parse_int), None,
+                    'Arange along this axis of the input (a 1-D output) instead of its '
+                    'whole shape.'))
+    backward_uses_inputs = False
+    backward_uses_outputs = False
+
+    def check_params(self):
+        if self.repeat <= 0:
+            raise MXNetError('arange_like: only supports repeat > 0, received %d'
+                             % self.repeat)
+
+    def _out_shape(self, shape):
+        if self.axis is None:
+            return tuple(shape)
+        if not -len(shape) <= self.axis < len(shape):
+            raise ShapeError('arange_like: axis %d is out of range for data of shape %s'
+                             % (self.axis, tuple(shape)))
+        return (shape[self.axis],)
+
+    def infer_shape(self, in_shapes, out_shapes, aux_shapes):
+        data = in_shapes[0]
+        if data is None or not shape_is_known(data):
+            if self.axis is None and out_shapes[0] is not None:
+                return [unify(data, out_shapes[0]) if data is not None else
+                        tuple(out_shapes[0])], [tuple(out_shapes[0])], []
+            return [data], [out_shapes[0]], []
+        return [tuple(data)], [unify(self._out_shape(data), out_shapes[0])], []
+
+    def infer_type(self, in_types, out_types, aux_types):
+        dtype = in_types[0] if in_types[0] is not None else out_types[0]
+        return [dtype], [dtype], []
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        out = out_data[0]
+        store_from(out, req[0], _range_values(out.size, self.start, self.step, self.repeat,
+                                              out.dtype).reshape(out.shape))
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        zero_grad(in_grad[0], req[0])
 
 
 @register

@@ -40,6 +40,10 @@ CASES = [
     ('gelqf', S.Group(list(S.linalg.gelqf(D))), _x(2, 3, 5), [_x(4, 3, 5)]),
     ('syevd', S.Group(list(S.linalg.syevd(D))), _x(2, 4, 4), [_x(3, 4, 4)]),
     ('slogdet', S.Group(list(S.linalg.slogdet(D))), _x(2, 3, 4, 4), [_x(5, 3, 4, 4)]),
+    ('arange_like_batch_axis', S.contrib.arange_like(D, axis=0, start=1, step=0.5),
+     _x(3, 4), [_x(5, 4)]),
+    ('arange_like_whole_repeat', S.contrib.arange_like(D, repeat=2, step=-1.5), _x(2, 3),
+     [_x(4, 3)]),
 ]
 
 

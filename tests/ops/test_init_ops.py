@@ -1,5 +1,8 @@
 """Creation operators without inputs: _zeros, _zeros_without_dtype, _ones, _full,
 _arange, _eye."""
+import json
+import os
+
 import numpy as np
 import pytest
 
@@ -7,7 +10,9 @@ import symmod as mx
 from symmod.base import MXNetError
 from symmod.test_utils import assert_almost_equal, simple_forward
 
-TESTED_OPS = {'_zeros', '_zeros_without_dtype', '_ones', '_full', '_arange', '_eye'}
+TESTED_OPS = {'_zeros', '_zeros_without_dtype', '_ones', '_full', '_arange', '_eye',
+              '_contrib_arange_like'}
+DATA = os.path.join(os.path.dirname(__file__), '..', 'data')
 
 
 @pytest.mark.parametrize('dtype', ['float32', 'float64', 'float16', 'int32', 'uint8', 'bool'])
@@ -79,6 +84,46 @@ def test_nd_arange_casts_start_and_step_to_the_dtype_first():
         mx.nd.arange(50, -50, 2)
     with pytest.warns(DeprecationWarning, match='infer_range'):
         mx.nd.arange(3, infer_range=False)
+
+
+def test_nd_arange_float16_truncates_start_and_step_as_mxnet():
+    # MXNet 1.9.1's kernel casts start and step to integers for its half type
+    assert mx.nd.arange(0, 2, 0.5, dtype='float16').asnumpy().tolist() == [0, 0, 0, 0]
+    assert mx.nd.arange(1.5, 4, 1, dtype='float16').asnumpy().tolist() == [1, 2, 3]
+
+
+_LIKE = np.load(os.path.join(DATA, 'arange_like_reference.npz'))
+_LIKE_CASES = sorted({k.split('__')[0] for k in _LIKE.files})
+
+
+@pytest.mark.parametrize('name', _LIKE_CASES)
+def test_arange_like_matches_mxnet(name):
+    """tests/data/gen/gen_arange_like_reference.py: real MXNet 1.9.1's values."""
+    params = json.loads(str(_LIKE[name + '__params']))
+    shape, dtype = tuple(_LIKE[name + '__shape']), str(_LIKE[name + '__dtype'])
+    data = mx.nd.array(np.random.rand(*shape), dtype=dtype)
+    got = mx.nd.contrib.arange_like(data, **params)
+    expected = _LIKE[name + '__out']
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got.asnumpy(), expected)
+    sym = mx.sym.contrib.arange_like(mx.sym.var('x'), **params)
+    assert sym.infer_shape(x=shape)[1] == [expected.shape]
+    assert sym.infer_type(x=dtype)[1] == [np.dtype(dtype)]
+    bound = sym.bind(mx.cpu(), {'x': data})
+    np.testing.assert_array_equal(bound.forward()[0].asnumpy(), expected)
+
+
+def test_arange_like_gradient_is_zero_and_errors():
+    x = mx.nd.array(np.random.rand(3, 4))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.contrib.arange_like(x, axis=1) * 2
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), np.zeros((3, 4)))
+    with pytest.raises(MXNetError, match='axis 2 is out of range'):
+        mx.nd.contrib.arange_like(x, axis=2)
+    with pytest.raises(MXNetError, match='repeat > 0'):
+        mx.nd.contrib.arange_like(x, repeat=0)
 
 
 def test_arange_infer_range_takes_length_from_output():

@@ -1,7 +1,7 @@
 """Shape and layout: Reshape (MXNet's special codes), Flatten, transpose, SwapAxis,
 expand_dims, squeeze, Concat, stack, SliceChannel, slice, slice_axis, slice_like, take,
 pick, tile, repeat, reverse, broadcast_to / axis / like, Pad, depth/space, Cast,
-constant arrays, shape_array, size_array, one_hot.
+constant arrays, arange_like, shape_array, size_array, one_hot.
 
 A reshape target is written from the output shape symmod infers, not by re-deriving
 MXNet's codes: dimensions that stay fixed are literal sizes, a dimension that follows
@@ -12,7 +12,7 @@ the input's Shape at run time.
 import numpy as np
 
 from ..registry import translator
-from .common import cast, reshape_to, slice_axes, split, squeeze, unsqueeze
+from .common import cast, reduce, reshape_to, slice_axes, split, squeeze, unsqueeze
 
 _INT64_MAX = np.iinfo(np.int64).max
 _INT64_MIN = np.iinfo(np.int64).min
@@ -331,6 +331,48 @@ def like(g, node):
                               [np.asarray(value, node.out_dtype()).item()])
     shape = g.add('Shape', [node.input(0)], hint=node.name + '_shape')
     g.add('ConstantOfShape', [shape], [node.outputs[0]], value=fill)
+
+
+@translator('_contrib_arange_like')
+def arange_like(g, node):
+    """A constant for a fixed input shape; a Range over the input's size (or one axis of
+    it) when the shape varies."""
+    from ....ops.init import _range_values
+    op, dtype = node.op, np.dtype(node.out_dtype())
+    out_shape = node.out_shape(0)
+    varying = node.in_varying(0)
+    if op.axis is not None:
+        varying = varying & {op.axis % len(node.in_shape(0))}
+    if not varying:
+        values = _range_values(int(np.prod(out_shape)), op.start, op.step, op.repeat, dtype)
+        g.add('Identity', [g.constant(values.reshape(out_shape), node.name + '_values')],
+              [node.outputs[0]])
+        return
+    shape = g.add('Shape', [node.input(0)], hint=node.name + '_shape')
+    if op.axis is None:
+        size = reduce(g, 'ReduceProd', shape, [0], keepdims=False, hint=node.name + '_size')
+    else:
+        axis = op.axis % len(node.in_shape(0))
+        size = squeeze(g, slice_axes(g, shape, [axis], [axis + 1], [0],
+                                     hint=node.name + '_axis'), [0], hint=node.name + '_n')
+    positions = g.add('Range', [g.constant(np.asarray(0, np.int64), 'zero'), size,
+                                g.constant(np.asarray(1, np.int64), 'one')],
+                      hint=node.name + '_positions')
+    if op.repeat > 1:
+        positions = g.add('Div', [positions, g.constant(np.asarray(op.repeat, np.int64),
+                                                        node.name + '_repeat')],
+                          hint=node.name + '_repeated')
+    start = _range_values(1, op.start, 0.0, 1, dtype)[0]      # in dtype, as the kernel's
+    step = _range_values(2, 0.0, op.step, 1, dtype)[1]
+    values = g.add('Add', [g.add('Mul', [cast(g, positions, dtype, hint=node.name + '_f'),
+                                         g.constant(np.asarray(step), node.name + '_step')],
+                                 hint=node.name + '_scaled'),
+                           g.constant(np.asarray(start), node.name + '_start')],
+                   hint=node.name + '_flat')
+    if op.axis is None:
+        g.add('Reshape', [values, shape], [node.outputs[0]])
+    else:
+        g.add('Identity', [values], [node.outputs[0]])
 
 
 @translator('shape_array')
