@@ -63,12 +63,22 @@ def _rewrap(kept, ctx):
                       ctx)
 
 
+def _all_host(arrays):
+    """Whether every item is a numpy array (a dense array in host memory)."""
+    for a in arrays:
+        if type(a) is not np.ndarray:
+            return False
+    return True
+
+
 class _TapeNode:
     """One recorded operator call: what its backward needs.
 
     The input gradients it returns are arrays it made for this pass, which nobody else
     reads: the tape keeps and accumulates into them without a copy (``owns_grads``)."""
     owns_grads = True
+    records_graph = False
+    direct_grads = None
     __slots__ = ('seq', 'op', 'in_entries', '_in', '_in_dense', 'aux', '_out', '_out_dense',
                  'n_visible', 'cleared', 'name', 'input_names', 'csr_in', 'ctx',
                  'sees_sparse')
@@ -82,17 +92,26 @@ class _TapeNode:
                             for i, x in enumerate(inputs)]
         self.op = op
         self.in_entries = entries
-        self._in = [_kept(x) for x in inputs[:n_args]]
-        self._in_dense = None
-        # csr arguments' own storage (a sparse dot's gradient reads it)
-        self.csr_in = [getattr(x, 'stype', None) == 'csr' and x._data
-                       for x in inputs[:n_args]]
+        args = inputs[:n_args]
+        kept = [x._data for x in args]
+        if _all_host(kept):     # dense arrays in host memory
+            self._in = self._in_dense = kept
+            self.csr_in = None
+        else:
+            self._in = [_kept(x) for x in args]
+            self._in_dense = None
+            # csr arguments' own storage (a sparse dot's gradient reads it)
+            self.csr_in = [getattr(x, 'stype', None) == 'csr' and x._data for x in args]
         self.aux = list(inputs[n_args:])     # NDArrays: backward may update them (BatchNorm)
-        self._out = [_kept(y) for y in outputs]
-        self._out_dense = None
+        kept = [y._data for y in outputs]
+        if _all_host(kept):
+            self._out = self._out_dense = kept
+        else:
+            self._out = [_kept(y) for y in outputs]
+            self._out_dense = None
         self.n_visible = op.num_visible_outputs()
         self.cleared = False
-        self.ctx = outputs[0].context if outputs else None
+        self.ctx = outputs[0]._ctx if outputs else None
         # a Custom operator's backward sees csr / row_sparse arrays as its forward did
         self.sees_sparse = op.name == 'Custom' and any(
             not isinstance(k, np.ndarray) for k in self._in + self._out)
@@ -167,14 +186,27 @@ def _entry(array):
     return entry
 
 
-def _record_op(op, inputs, outputs):
-    """Append an operator call to the tape if an argument depends on a variable."""
-    for y in outputs:
-        if _entry(y) is not None:
-            raise MXNetError(_INPLACE_IN_GRAPH)
-    n_args = len(op.list_arguments())
-    entries = [_entry(x) for x in inputs[:n_args]]
-    if all(e is None for e in entries):
+def _record_op(op, inputs, outputs, n_args=None):
+    """Append an operator call to the tape if an argument depends on a variable.
+
+    ``n_args``: the operator's number of arguments when the caller knows it, which also
+    says that ``outputs`` are new arrays (no recorded array is written in place)."""
+    if n_args is None:
+        for y in outputs:
+            if _entry(y) is not None:
+                raise MXNetError(_INPLACE_IN_GRAPH)
+        n_args = len(op.list_arguments())
+    entries = []
+    recorded = False
+    for x in inputs[:n_args]:
+        entry = x._ag_entry
+        if entry is not None:
+            if entry[0].cleared:
+                entry = None
+            else:
+                recorded = True
+        entries.append(entry)
+    if not recorded:
         return
     node = _TapeNode(op, entries, inputs, outputs)
     for i, y in enumerate(outputs):
@@ -275,9 +307,10 @@ def _on_paths(targets, nodes):
     wanted = {id(v) for v in targets}
     needed = set()
     for node in nodes:
-        if any(e is not None and (id(e[0]) in wanted or id(e[0]) in needed)
-               for e in node.in_entries):
-            needed.add(id(node))
+        for e in node.in_entries:
+            if e is not None and (id(e[0]) in wanted or id(e[0]) in needed):
+                needed.add(id(node))
+                break
     return wanted, needed
 
 
@@ -324,16 +357,26 @@ def _run_backward(heads, head_grads, targets, retain_graph, train_mode, nodes,
     prev_rec, prev_train = set_recording(False), set_training(train_mode)
     try:
         for node in reversed(nodes):
-            if id(node) not in needed:
+            node_id = id(node)
+            if node_id not in needed:
                 continue
             _threads.apply()    # a long pass follows the machine's load node by node
             out_grad = []
-            out_meta = _output_meta(node)
-            for i in range(node.n_visible):
-                got = grads.pop((id(node), i), None)
-                shape, dtype = out_meta[i][:2]
-                out_grad.append(dense_gradient(got, shape) if got is not None
-                                else np.zeros(shape, dtype=dtype))
+            if type(node) is _TapeNode and node._out_dense is node._out is not None:
+                outs = node._out
+                for i in range(node.n_visible):
+                    got = grads.pop((node_id, i), None)
+                    out_grad.append(np.zeros(outs[i].shape, dtype=outs[i].dtype)
+                                    if got is None else
+                                    got if type(got) is np.ndarray else
+                                    dense_gradient(got, outs[i].shape))
+            else:
+                out_meta = _output_meta(node)
+                for i in range(node.n_visible):
+                    got = grads.pop((node_id, i), None)
+                    shape, dtype = out_meta[i][:2]
+                    out_grad.append(dense_gradient(got, shape) if got is not None
+                                    else np.zeros(shape, dtype=dtype))
             req = _requests(node, wanted, needed)
             direct = getattr(node, 'direct_grads', None)
             if direct:

@@ -14,6 +14,23 @@ from .. import ndarray, symbol
 from .block import Block, _flatten, _regroup, _gather_type_ctx_info
 from .bound_graph import BoundGraph
 from .parameter import DeferredInitializationError
+from ..context import Context
+from ..ndarray import NDArray
+
+
+def _single_context(x, args):
+    """The context of the inputs when all are NDArrays on one context, else None."""
+    if not isinstance(x, NDArray):
+        return None
+    ctx = x._ctx
+    for arg in args:
+        if not isinstance(arg, NDArray) or (arg._ctx is not ctx and arg._ctx != ctx):
+            return None
+    return ctx
+
+
+def _current_context_is(ctx):
+    return getattr(Context._default_ctx, 'value', None) is ctx
 
 __all__ = ['HybridBlock']
 
@@ -275,6 +292,12 @@ class HybridBlock(Block):
     def forward(self, x, *args):
         """Run on NDArrays (imperatively, or through the graph once hybridized) or build
         the graph on Symbols."""
+        ctx = _single_context(x, args)
+        if ctx is not None:     # NDArrays on one context: the common call, checked quickly
+            if _current_context_is(ctx):
+                return self._run_ndarray(ctx, x, args)
+            with ctx:
+                return self._run_ndarray(ctx, x, args)
         has_symbol, has_ndarray, ctx_set, first_ctx = _gather_type_ctx_info([x] + list(args))
         if has_symbol and has_ndarray:
             raise ValueError('In HybridBlock, we do not support mixed NDArrays and Symbols '
@@ -290,20 +313,24 @@ class HybridBlock(Block):
                                      'the HybridBlock only supports one input context. You can '
                                      'print the ele.ctx in the input arguments to inspect their '
                                      'contexts. Find all contexts = {}'.format(ctx_set))
-                with ctx:
-                    return self._call_cached_op(x, *args)
             with ctx:
-                try:
-                    params = {k: v.data(ctx) for k, v in self._reg_params.items()}
-                except DeferredInitializationError:
-                    self._deferred_infer_shape(x, *args)
-                    for _, param in self.params.items():
-                        param._finish_deferred_init()
-                    params = {k: v.data(ctx) for k, v in self._reg_params.items()}
-                return self.hybrid_forward(ndarray, x, *args, **params)
+                return self._run_ndarray(ctx, x, args)
         params = {k: v.var() for k, v in self._reg_params.items()}
         with self.name_scope():
             return self.hybrid_forward(symbol, x, *args, **params)
+
+    def _run_ndarray(self, ctx, x, args):
+        """The call on NDArrays, with ``ctx`` (their context) current."""
+        if self._active:
+            return self._call_cached_op(x, *args)
+        try:
+            params = {k: v.data(ctx) for k, v in self._reg_params.items()}
+        except DeferredInitializationError:
+            self._deferred_infer_shape(x, *args)
+            for _, param in self.params.items():
+                param._finish_deferred_init()
+            params = {k: v.data(ctx) for k, v in self._reg_params.items()}
+        return self.hybrid_forward(ndarray, x, *args, **params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """The computation, with ``F`` either ``mx.nd`` or ``mx.sym`` (define it)."""

@@ -122,7 +122,7 @@ def _invoke_planned(op, inputs, plan):
     if error is not None:
         _pending.defer(results, error)
     if autograd.is_recording():
-        autograd._record_op(op, inputs, results)
+        autograd._record_op(op, inputs, results, n_args)
     return results[0] if n_visible == 1 else results[:n_visible]
 
 

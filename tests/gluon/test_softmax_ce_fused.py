@@ -75,3 +75,40 @@ def test_other_calls_keep_the_operator_chain(call):
         out = loss_fn(pred, label, *extra)
     ops = _recorded_ops(out)
     assert '_gluon_softmax_ce_loss' not in ops and 'pick' in ops
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_fused_loss_gradient_accumulates_with_add_and_another_head_type(dtype):
+    pred = np.random.RandomState(1).randn(5, 4).astype(dtype)
+    label = np.array([3, 0, 2, 7, -1], dtype=np.float32)       # 7, -1: clipped
+    grads = []
+    for loss_fn in (mx.gluon.loss.SoftmaxCrossEntropyLoss(), _unfused()):
+        x = mx.nd.array(pred, dtype=dtype)
+        x.attach_grad(grad_req='add')
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            for head in (1.0, 2.5):
+                with mx.autograd.record():
+                    out = loss_fn(x, mx.nd.array(label))
+                # a head gradient of the other float type: the operator casts it
+                other = 'float64' if dtype == 'float32' else 'float32'
+                out.backward(mx.nd.full(out.shape, head, dtype=other))
+        grads.append(x.grad.asnumpy())
+    tol = 1e-6 if dtype == 'float32' else 1e-14
+    np.testing.assert_allclose(grads[0], grads[1], rtol=tol, atol=tol)
+    assert np.abs(grads[0]).sum() > 0
+
+
+def test_fused_loss_gradient_of_a_strided_prediction():
+    base = np.random.RandomState(2).randn(4, 12).astype(np.float32)
+    label = mx.nd.array([1, 0, 5, 2])
+    grads = []
+    for loss_fn in (mx.gluon.loss.SoftmaxCrossEntropyLoss(), _unfused()):
+        whole = mx.nd.array(base)
+        whole.attach_grad()
+        with mx.autograd.record():
+            out = loss_fn(whole[:, 3:9], label)
+        out.backward()
+        grads.append(whole.grad.asnumpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6, atol=1e-6)
+    assert not grads[0][:, :3].any() and not grads[0][:, 9:].any()

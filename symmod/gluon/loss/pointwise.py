@@ -120,11 +120,17 @@ class SoftmaxCrossEntropyLoss(Loss):
         """Whether an imperative call is the common case that one operator computes
         (:mod:`symmod.ops.loss_fused`): 2-D float predictions, class axis last, one
         class index per sample, no weights."""
-        return (not self._from_logits and self._sparse_label and self._weight is None
-                and sample_weight is None and self._batch_axis == 0
-                and self._axis in (-1, 1) and pred.ndim == 2 and pred.stype == 'default'
-                and label.stype == 'default' and label.size == pred.shape[0]
-                and label.ndim <= 2 and np.dtype(pred.dtype).kind == 'f')
+        if (self._from_logits or not self._sparse_label or self._weight is not None
+                or sample_weight is not None or self._batch_axis != 0
+                or self._axis not in (-1, 1)):
+            return False
+        data, labels = pred._data, label._data
+        if type(data) is np.ndarray and type(labels) is np.ndarray:    # dense, on the host
+            return (data.ndim == 2 and labels.size == data.shape[0] and labels.ndim <= 2
+                    and data.dtype.kind == 'f')
+        return (pred.ndim == 2 and pred.stype == 'default' and label.stype == 'default'
+                and label.size == pred.shape[0] and label.ndim <= 2
+                and np.dtype(pred.dtype).kind == 'f')
 
 
 SoftmaxCELoss = SoftmaxCrossEntropyLoss
