@@ -220,7 +220,8 @@ class BaseModule(ModuleInterface):
             self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
             self.forward(eval_batch, is_train=False)
             pad = eval_batch.pad
-            output_list.append([out[0:out.shape[0] - pad].copy() for out in self.get_outputs()])
+            output_list.append([out[0:out.shape[0] - pad].copy() if pad else out.copy()
+                                for out in self.get_outputs()])
         if not output_list:
             return output_list
         if merge_batches:
@@ -229,8 +230,10 @@ class BaseModule(ModuleInterface):
                 assert len(outs) == num_outputs, \
                     'Cannot merge batches, as num of outputs is not the same in mini-batches. ' \
                     'Maybe bucketing is used?'
-            merged = [ndarray.concatenate([outs[i] for outs in output_list])
-                      for i in range(num_outputs)]
+            # one batch: its copies are the merged outputs already (no second copy)
+            merged = output_list[0] if len(output_list) == 1 else \
+                [ndarray.concatenate([outs[i] for outs in output_list])
+                 for i in range(num_outputs)]
             if num_outputs == 1 and not always_output_list:
                 return merged[0]
             return merged

@@ -131,6 +131,22 @@ def test_predict_score_and_iter_predict(mnist):
     np.testing.assert_allclose(direct.asnumpy(), out.asnumpy()[:50], rtol=1e-6)
 
 
+def test_predict_of_one_batch_owns_its_outputs(mnist):
+    """One batch: the result is the outputs' copy itself (no merge), never the module's
+    buffers, which the next forward pass overwrites."""
+    _, _, xte, yte = mnist
+    mod = mx.mod.Module(mlp_symbol())
+    it = mx.io.NDArrayIter(xte[:40], yte[:40], batch_size=40)
+    mod.bind(data_shapes=it.provide_data, label_shapes=it.provide_label, for_training=False)
+    mod.init_params(mx.init.Xavier())
+    out = mod.predict(it)
+    kept = out.asnumpy().copy()
+    assert not np.shares_memory(out.asnumpy(), mod.get_outputs()[0].asnumpy())
+    mod.forward(mx.io.DataBatch([mx.nd.array(xte[40:80])]), is_train=False)
+    np.testing.assert_array_equal(out.asnumpy(), kept)
+    np.testing.assert_array_equal(out.asnumpy(), mod.predict(it).asnumpy())
+
+
 def test_forward_reshapes_for_a_different_batch_size(mnist):
     xtr, ytr, _, _ = mnist
     mod = mx.mod.Module(mlp_symbol())
