@@ -96,7 +96,7 @@ class _GraphNode:
         self.input_names = [_tape._constant_name(x) if e is None else None
                             for e, x in zip(entries, inputs)]
         self.aux = []
-        self.out_meta = [(y.shape, y.dtype) for y in outputs]
+        self.out_meta = [(y._data.shape, y._data.dtype) for y in outputs]
         self.n_visible = len(outputs)
         self.cleared = False
         self.slot = slot
@@ -208,17 +208,21 @@ class BoundGraph:
         if self._fallback is not None:
             return self._fallback(*inputs)
         recording = autograd.is_recording()
-        entries = [_tape._entry(x) for x in inputs] if recording else None
-        if recording and all(e is None for e in entries):
-            recording = False
-        if recording and self._inline:
-            return self._run_inline(inputs)
-        needs = tuple(e is not None for e in entries) if recording else None
-        direct = _direct_buffers(entries, inputs) if recording else None
-        ctx = inputs[0].context
-        key = (tuple((x.shape, x.dtype) for x in inputs), ctx, needs,
-               tuple(id(inputs[i]._data) for i in self._shared),
-               direct and tuple(None if g is None else id(g._data) for g in direct))
+        entries = needs = direct = None
+        if recording:
+            entries = [_tape._entry(x) for x in inputs]
+            needs = tuple([e is not None for e in entries])
+            if True not in needs:
+                recording, entries, needs = False, None, None
+            elif self._inline:
+                return self._run_inline(inputs)
+            else:
+                direct = _direct_buffers(entries, inputs)
+        ctx = inputs[0]._ctx
+        datas = [x._data for x in inputs]
+        key = (tuple([(d.shape, d.dtype) for d in datas]), ctx, needs,
+               tuple([id(datas[i]) for i in self._shared]),
+               direct and tuple([None if g is None else id(g._data) for g in direct]))
         try:
             slot = self._acquire(key, inputs, needs, direct, ctx)
         except MXNetError:
@@ -229,9 +233,9 @@ class BoundGraph:
             if self._hook is not None:
                 self._fallback.register_op_hook(*self._hook)
             return self._fallback(*inputs)
-        for x, bound in zip(inputs, slot.inputs):
-            if x._data is not bound._data:
-                np.copyto(bound._data, x._data)
+        for data, bound in zip(datas, slot.inputs):
+            if data is not bound._data:
+                np.copyto(bound._data, data)
         exe = slot.exe
         if self._hook is not None:
             exe.set_op_hook(*self._hook)
@@ -305,9 +309,11 @@ def _direct_buffers(entries, inputs):
     not given at another input position too (two positions would both write the one
     buffer). None when no input qualifies."""
     found, seen, any_found = [], set(), False
+    variable = _tape._Variable
     for entry, x in zip(entries, inputs):
         grad = None
-        if entry is not None and _tape.direct_buffer(entry, x._data) is not None \
+        if entry is not None and type(entry[0]) is variable \
+                and _tape.direct_buffer(entry, x._data) is not None \
                 and id(entry[0].grad._data) not in seen:
             grad = entry[0].grad
             seen.add(id(grad._data))

@@ -344,8 +344,9 @@ class Trainer:
         for i, param in enumerate(self._params):
             if param.grad_req == 'null':
                 continue
+            arrays = param._check_and_get(param._data, list)
             if not ignore_stale_grad:
-                for data in param._check_and_get(param._data, list):
+                for data in arrays:
                     if not autograd._get_fresh_grad(data):
                         raise UserWarning(
                             'Gradient of Parameter `%s` on context %s has not been updated by '
@@ -357,8 +358,7 @@ class Trainer:
                             % (param.name, str(data.context)))
             if on_kvstore:
                 continue
-            for upd, arr, grad in zip(updates, param._check_and_get(param._data, list),
-                                      param.list_grad()):
+            for upd, arr, grad in zip(updates, arrays, param.list_grad()):
                 if not ignore_stale_grad or autograd._get_fresh_grad(arr):
                     upd.append((i, grad, arr))
                     autograd._set_fresh_grad(arr, False)

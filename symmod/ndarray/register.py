@@ -8,6 +8,7 @@ from ..context import current_context
 from ..ops import registry
 from ..util import is_np_shape
 from .. import autograd
+from ..autograd import state as _autograd_state
 from .. import profiler as _profiler
 from . import device
 from . import pending as _pending
@@ -63,15 +64,18 @@ def invoke(op, inputs, out=None):
     """
     if _pending.PENDING:
         return _invoke_inheriting(op, inputs, out)
+    plans = op.__dict__.get('_invoke_plans')
+    if plans is not None and out is None:
+        # (only an instance whose calls can be planned, as below, has plans)
+        signature = _signature(inputs)
+        plan = None if signature is None else plans.get(signature)
+        if plan is not None:
+            return _invoke_planned(op, inputs, plan)
     signature = None
     # value-sized outputs (boolean_mask's output_shapes) are worked out on every call
     if out is None and inputs and not op.stateful and not op.makes_sparse \
             and not hasattr(op, 'output_shapes'):
         signature = _signature(inputs)
-        plans = op.__dict__.get('_invoke_plans')
-        plan = None if plans is None or signature is None else plans.get(signature)
-        if plan is not None:
-            return _invoke_planned(op, inputs, plan)
     result, out_meta = _invoke_checked(op, inputs, out)
     if signature is not None and not is_np_shape():
         # (NumPy-shape semantics admit shapes legacy calls refuse: plans of legacy only)
@@ -112,16 +116,17 @@ def _invoke_planned(op, inputs, plan):
     n_args, n_visible, out_meta = plan
     host = [x._data for x in inputs]
     out_data = [np.empty(shape, dtype=dtype) for shape, dtype in out_meta]
-    ctx = inputs[0].context
+    ctx = inputs[0]._ctx
     start = _profiler.clock() if _profiler._imperative_on else None
-    error = _run_forward(op, autograd.is_training(), ['write'] * len(out_data), host[:n_args],
+    state = _autograd_state._STATE
+    error = _run_forward(op, state.training, ['write'] * len(out_data), host[:n_args],
                          out_data, host[n_args:])
     if start is not None:
         _profiler.record_operator(op.name, None, ctx, start, _profiler.clock())
     results = [NDArray(a, ctx) for a in out_data]
     if error is not None:
         _pending.defer(results, error)
-    if autograd.is_recording():
+    if state.recording:
         autograd._record_op(op, inputs, results, n_args)
     return results[0] if n_visible == 1 else results[:n_visible]
 
@@ -222,8 +227,8 @@ def make_function(func_name, op_cls):
 
     def function(*args, out=None, name=None, **kwargs):
         try:
-            key = (tuple(None if isinstance(a, NDArray) else (type(a), a) for a in args),
-                   tuple((k, type(v), v) for k, v in kwargs.items()))
+            key = (tuple([None if isinstance(a, NDArray) else (type(a), a) for a in args]),
+                   tuple([(k, type(v), v) for k, v in kwargs.items()]))
             op = resolved.get(key)
         except TypeError:       # an unhashable parameter value
             key = op = None

@@ -23,6 +23,10 @@ from .sparse import has_sparse, sparse_update
 __all__ = ['FusedOptimizer']
 
 
+# (optimizer class, its update / create_state methods) -> whether they are all symmod's
+_FUSABLE = {}
+
+
 def _raw(nd):
     return nd._data
 
@@ -53,9 +57,15 @@ class FusedOptimizer(Optimizer):
     def _can_fuse(self):
         """False when a user subclass replaced an update method: then MXNet's Updater
         loop runs, calling the replaced methods where MXNet would."""
-        return all(self._owned(name) for name in
-                   ('update', 'update_multi_precision', 'create_state',
-                    'create_state_multi_precision'))
+        cls = type(self)
+        key = (cls, cls.update, cls.update_multi_precision, cls.create_state,
+               cls.create_state_multi_precision)
+        known = _FUSABLE.get(key)
+        if known is None:
+            known = _FUSABLE[key] = all(
+                self._owned(name) for name in ('update', 'update_multi_precision',
+                                               'create_state', 'create_state_multi_precision'))
+        return known
 
     # ---- the two steps ----------------------------------------------------------------------
     def _hyper_params(self, indices, weights):

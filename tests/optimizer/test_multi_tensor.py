@@ -101,6 +101,23 @@ def test_user_subclass_update_is_used_where_mxnet_uses_it():
     np.testing.assert_array_equal(w.asnumpy(), [2, 2])
 
 
+def test_an_update_method_replaced_after_a_step_is_used():
+    # whether the fused kernels may run is remembered per class and its methods
+    class Later(mx.optimizer.Adam):
+        pass
+    opt = Later()
+    upd = mx.optimizer.get_updater(opt)
+    w = mx.nd.ones((2,))
+    upd([0], [mx.nd.ones((2,))], [w])
+    assert opt._can_fuse()
+    Later.update = lambda self, index, weight, grad, state: weight.__setitem__(
+        slice(None), weight.asnumpy() * 2)
+    assert not opt._can_fuse()
+    before = w.asnumpy()
+    upd([0], [mx.nd.ones((2,))], [w])
+    np.testing.assert_array_equal(w.asnumpy(), before * 2)
+
+
 def test_sgd_subclass_update_is_bypassed_as_in_mxnet():
     # MXNet's SGD.update_multi_precision (what its Updater calls) never calls update()
     class Doubling(mx.optimizer.SGD):
