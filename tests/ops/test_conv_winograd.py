@@ -173,3 +173,22 @@ def test_thread_split_runs_every_part_and_raises_their_errors():
             raise ValueError('part 1')
     with pytest.raises(ValueError, match='part 1'):
         thread_split.run(fails, 2)
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_filter_transforms_are_g_w_gt_and_its_adjoint(dtype):
+    """The numba filter transforms equal their definitions: U = G g G^T per (k, c), and
+    the weight gradient's dg = G^T dU G; they also come out right in the padded planes
+    the transforms write."""
+    g_mat = np.array(((1, 0, 0), (.5, .5, .5), (.5, -.5, .5), (0, 0, 1)))
+    rng = np.random.RandomState(3)
+    w = rng.standard_normal((7, 5, 3, 3)).astype(dtype)
+    expected = np.einsum('ia,kcab,jb->ijkc', g_mat, w.astype(np.float64), g_mat)
+    got = conv_winograd._weight_transform(w)
+    np.testing.assert_allclose(got, expected.reshape(16, 7, 5), rtol=1e-6, atol=1e-6)
+    du = rng.standard_normal((16, 7, 5)).astype(dtype)
+    dg = np.empty((7, 5, 3, 3), dtype)
+    conv_winograd._weight_grad_transform(du, dg)
+    np.testing.assert_allclose(
+        dg, np.einsum('ia,ijkc,jb->kcab', g_mat, du.astype(np.float64).reshape(4, 4, 7, 5),
+                      g_mat), rtol=1e-6, atol=1e-6)
