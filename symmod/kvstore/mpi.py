@@ -41,6 +41,8 @@ import numpy as np
 
 from .. import threads as _threads
 from ..base import MXNetError
+from . import slot_copy
+from .slot_copy import CACHED
 from .shared import (SharedSlots, SharedHeaders, add_in_rank_order,
                      wanted as shared_memory_wanted)
 
@@ -474,34 +476,54 @@ class WorkerTransport:
     def prepare_reduce_shared(self, layout, sends, recvs, nbytes, describe, sig):
         """:meth:`reduce_shared` of these very arrays as a function of no arguments, for
         a round repeated every step (the slot views, copies and sums are worked out once
-        per slot set, the round by :meth:`prepare_round`)."""
+        per slot set, the round by :meth:`prepare_round`). The copies into the slot go
+        through the cache or with streaming stores, whichever was faster lately
+        (``slot_copy.py``)."""
         slots = self.shared
         go = self.prepare_round(ALLREDUCE, sig, describe)
+        choice = slot_copy.choice_for(nbytes)
+        clock = time.perf_counter
         views = [None, None]    # per parity: (slots.generation, every worker's parts,
-                                #              [copy into the slot], [sum], window sync)
+                                #              [copy into the slot] per way, [sum])
 
         def run():
             if nbytes > slots.capacity:
                 return self.reduce_shared(layout, sends, recvs, nbytes, describe, sig)
-            parity = (self.rounds + 1) & 1
-            found = views[parity]
+            number = self.rounds + 1
+            found = views[number & 1]
             if found is None or found[0] != slots.generation:
-                mine, every = slots.views(parity, layout, self.rank)
-                found = views[parity] = (
+                mine, every = slots.views(number & 1, layout, self.rank)
+                found = views[number & 1] = (
                     slots.generation, every,
-                    [partial(np.copyto, slot, send) for slot, send in zip(mine, sends)],
+                    ([partial(np.copyto, slot, send) for slot, send in zip(mine, sends)],
+                     [slot_copy.streamer(slot, send) for slot, send in zip(mine, sends)]),
                     [_summer(terms, recv) for terms, recv in
-                     zip(self._own_terms(every, sends, recvs), recvs)],
-                    slots.sync)
-            for copy in found[2]:
+                     zip(self._own_terms(every, sends, recvs), recvs)])
+            sync = slots.sync
+            fixed = CACHED if choice is None else choice.fixed
+            if fixed is not None:
+                for copy in found[2][fixed]:
+                    copy()
+                sync()
+                go()
+                sync()
+                for add in found[3]:
+                    add()
+                return found[1]
+            way = choice.way(number)
+            start = clock()
+            for copy in found[2][way]:
                 copy()
-            sync = found[4]
             sync()
+            copied = clock()
             go()
             sync()
+            start += clock() - copied       # not the wait for the peers
             for add in found[3]:
                 add()
+            choice.record(way, clock() - start)
             return found[1]
+        run.choice = choice
         return run
 
     def _collective(self, call, buf, out):

@@ -22,6 +22,9 @@ header goes out). Broadcasts (``init``) and the all-gathers of 2-bit
 compression go the same way, so a one-host job makes no blocking MPI call after its
 stores are created.
 
+How a repeated round copies a worker's part into its slot (through the cache or with
+streaming stores, chosen by time): ``slot_copy.py``.
+
 Jobs that span hosts use MPI's collectives, and so do rounds of more than ``MAX_SLOT``
 bytes per worker; ``SYMMOD_KVSTORE_SHARED_MEMORY=0`` does so for every round.
 """

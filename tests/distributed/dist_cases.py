@@ -7,6 +7,10 @@ import numpy as np
 # key -> (shape, dtype); 'big' is sent alone (>= 256 KiB), the rest fused
 KEYS = {3: ((2, 3), 'float32'), 9: ((5,), 'float32'), 'big': ((300, 256), 'float32'),
         'half': ((4, 7), 'float16'), 'dbl': ((3,), 'float64')}
+# the keys of scripts/slot_copy.py: one round of > 64 KiB (chosen by time in 'auto'), odd
+# byte counts, every float dtype
+SLOT_KEYS = {'big': ((128, 784), 'float32'), 'odd': ((3,), 'float32'),
+             'half': ((1001,), 'float16'), 'dbl': ((7, 5), 'float64')}
 
 
 def value(key, rank, device, step, shape=None, dtype=None):
