@@ -5,6 +5,8 @@ index searches argmax, argmin, argmax_channel.
 the axes *not* listed; ``keepdims`` keeps reduced axes as size 1. A reduction to a
 scalar has shape ``(1,)`` (MXNet 1.x has no 0-d arrays).
 """
+import math
+
 import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_int, parse_optional, parse_tuple
@@ -104,7 +106,7 @@ class ReduceAxes(Operator):
 
 
 def _count(x, axes):
-    return int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    return math.prod(x.shape[a] for a in axes)
 
 
 @register
