@@ -83,7 +83,7 @@ class DistSyncKVStore(DistStore):
         self._pending = {}
         self._superseded = ()
         if getattr(self._transport, 'shared', None) is not None:
-            self._transport.add_round_hook(self._materialize)
+            self._transport.add_round_hook(self._materialize, self._pending)
         self._last_round = None     # (keys, stored, sends, recvs, reduced) of the last _push
         # key -> (stored NDArray, its own host buffer) while the stored value lives in an
         # array lent by the caller of _pushpull_lent (see there)
@@ -214,23 +214,23 @@ class DistSyncKVStore(DistStore):
 
     def _replace_again(self, repeat):
         """:meth:`_reduce_replacing` of a repeated pushpull, with what depends only on
-        its arrays worked out in ``repeat``."""
-        self._superseded = repeat.keyset
+        its arrays worked out in ``repeat``. The round replaces its keys' pending sums:
+        they are dropped before it (so that the round hook has nothing to copy for them)
+        and put back if the round fails."""
+        pending = self._pending
+        dropped = [(k, pending.pop(k)) for k in repeat.keys if k in pending] \
+            if pending else ()
         try:
             parts = repeat.run()
-        finally:
-            self._superseded = ()
+        except BaseException:
+            for k, entry in dropped:
+                pending.setdefault(k, entry)
+            raise
         if parts is None:
-            for k in repeat.keys:
-                self._pending.pop(k, None)
             for k, s, r in zip(repeat.keys, repeat.stored, repeat.recvs):
                 if k in repeat.reduced:
                     _device.copy_into(s._data, r)
             return
-        pending = self._pending
-        if pending:
-            for k in repeat.eager_keys:
-                pending.pop(k, None)
         for i, k, s in repeat.lazy:
             pending[k] = (s._data, parts[i])
 
@@ -317,6 +317,11 @@ class DistSyncKVStore(DistStore):
         priority : int, optional
             Accepted for compatibility.
         """
+        repeat = self._repeat
+        if (repeat is not None and not self._lent and self._compression is None
+                and repeat.matches(key, value, out, self._updater)):
+            self._pushpull_again(repeat)        # Module.fit's every step after the first
+            return
         self._pushpull(key, value, out, False)
 
     def _pushpull_lent(self, key, value, out):
@@ -473,6 +478,11 @@ class _Repeat:
         self.value = _flat(value)
         self.out = None if out is None else _flat(out)
         self.datas = [a._data for a in self.value + (self.out or [])]
+        # one NDArray, or a flat list of them, pushed and pulled in place: matches()
+        # compares objects without flattening
+        self.single = value if isinstance(value, NDArray) and out is None else None
+        self.flat = (out is None and isinstance(value, list)
+                     and all(isinstance(v, NDArray) for v in value))
         # the objects above are held here, so their ids stand for them
         self.value_ids = list(map(id, self.value))
         self.out_ids = None if out is None else list(map(id, self.out))
@@ -494,8 +504,15 @@ class _Repeat:
 
     def matches(self, key, value, out, updater):
         """Whether a pushpull of these arguments repeats the recorded one."""
+        single = self.single
+        if single is not None:
+            return (value is single and out is None and updater is self.updater
+                    and single._data is self.datas[0] and key == self.key)
         if updater is not self.updater or key != self.key:
             return False
+        if self.flat and out is None and value.__class__ is list:
+            return (len(value) == len(self.value) and all(map(operator.is_, value, self.value))
+                    and all(map(operator.is_, map(_DATA, value), self.datas)))
         values = _flat(value)
         if values is None or list(map(id, values)) != self.value_ids:
             return False

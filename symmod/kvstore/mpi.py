@@ -311,18 +311,21 @@ class WorkerTransport:
         self._poller.wait(lambda: testall(requests))
         self.watchdog.disarm()
 
-    def add_round_hook(self, hook):
+    def add_round_hook(self, hook, needed=None):
         """Call ``hook(False)`` before every round of this worker, before its header goes
         out (until then no peer writes the slots of the previous round), and
         ``hook(True)`` before the slots are reallocated or freed. A bound method is held
-        weakly."""
-        self._round_hooks.append(weakref.WeakMethod(hook))
+        weakly. ``needed``: a container that is empty while the hook has nothing to do
+        (it is then not called), or None."""
+        self._round_hooks.append((True if needed is None else needed,
+                                  weakref.WeakMethod(hook)))
 
     def _run_round_hooks(self, invalidate):
-        for ref in self._round_hooks:
-            hook = ref()
-            if hook is not None:
-                hook(invalidate)
+        for needed, ref in self._round_hooks:
+            if needed:
+                hook = ref()
+                if hook is not None:
+                    hook(invalidate)
 
     def _exchange(self, kind, sig, describe):
         """Send this rank's header to every peer and receive theirs (one round)."""
@@ -404,8 +407,10 @@ class WorkerTransport:
         hooks = self._round_hooks
 
         def go():
-            if hooks:
-                self._run_round_hooks(False)
+            for needed, _ in hooks:
+                if needed:
+                    self._run_round_hooks(False)
+                    break
             number = self.rounds + 1
             post(number)
             test = board.arrived(number)

@@ -74,3 +74,37 @@ def test_other_arrays_or_a_new_optimizer_are_not_repeats():
     for a, b in zip(outs[local], outs[dist]):
         np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
     assert float(np.abs(outs[dist][1].asnumpy()).sum()) > 0
+
+
+@pytest.mark.parametrize('form', ['flat list', 'one array'])
+def test_flat_list_and_single_array_repeats_and_their_changes(form, monkeypatch):
+    """pushpull(keys, [a, b, c]) and pushpull('a', a) (benchmark part 1's calls) repeat
+    without parsing; another array object, new storage or another list content parse."""
+    local, dist = _stores(False)
+    keys = ['a', 'b', 'c'] if form == 'flat list' else 'a'
+    rng = np.random.RandomState(3)
+    made = {kv: _arrays(rng) for kv in (local, dist)}
+
+    def call(kv, step):
+        arrays = made[kv]
+        for g in arrays:
+            g[:] = np.random.RandomState(step).randn(*g.shape).astype(np.float32)
+        kv.pushpull(keys, arrays if form == 'flat list' else arrays[0])
+
+    parsed = []
+    parse = dist._parse
+    monkeypatch.setattr(dist, '_parse', lambda *a: (parsed.append(1), parse(*a))[1])
+    for step in range(3):
+        for kv in (local, dist):
+            call(kv, step)
+    assert len(parsed) == 2     # the first call only (its value and its out)
+    for kv in (local, dist):
+        made[kv][0] = mx.nd.zeros(SHAPES[0])                  # another array object
+        call(kv, 3)
+    assert len(parsed) == 4
+    for kv in (local, dist):
+        made[kv][0]._data = np.zeros(SHAPES[0], np.float32)  # new storage
+        call(kv, 4)
+    assert len(parsed) == 6
+    for a, b in zip(made[local], made[dist]):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
