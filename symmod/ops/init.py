@@ -167,10 +167,11 @@ class _arange(_Init):
 
 def _range_values(size, start, step, repeat, dtype):
     """``start + (i // repeat) * step`` for i below ``size``, in ``dtype`` as MXNet's
-    kernel computes it. For the types C++ does not call signed (unsigned integers, and
-    float16: MXNet's half type) that kernel truncates start and step to integers first
-    (``arange(0, 2, 0.5, dtype='float16')`` is all zeros in MXNet 1.9.1), so this does."""
-    if np.issubdtype(dtype, np.unsignedinteger) or dtype == np.float16:
+    kernel computes it. (For float16 MXNet 1.9.1's kernel truncates start and step to
+    integers, because C++ does not call its half type signed, so that
+    ``arange(0, 2, 0.5, dtype='float16')`` is all zeros there; that is a bug, and symmod
+    computes the intended values.)"""
+    if np.issubdtype(dtype, np.unsignedinteger):
         # through a signed integer, wrapping around like MXNet's C++ casts
         start, step = np.array([int(start), int(step)]).astype(dtype)
     else:
