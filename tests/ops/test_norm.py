@@ -193,3 +193,36 @@ def test_batchnorm_float16_and_errors():
     with pytest.raises(MXNetError, match='gamma'):
         mx.sym.BatchNorm(mx.sym.Variable('data'), name='bn').infer_shape(
             data=(2, 3, 4), bn_gamma=(4,))
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_batchnorm_bits_do_not_depend_on_the_thread_count(dtype, monkeypatch):
+    """Each channel's sums run on one thread in a fixed order (norm_kernels.py), so the
+    training forward, the moving statistics and every gradient are the same bits at one
+    and at two threads (symmod's width fixed at each: the executor sizes numba's threads
+    to it)."""
+    import numba
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip('numba has one thread here')
+    monkeypatch.setattr(mx.threads._STATE, 'adaptive', False)
+    rng = np.random.RandomState(5)
+    x = rng.standard_normal((8, 6, 12, 10)).astype(dtype) * 3 + 1
+    head = rng.standard_normal(x.shape).astype(dtype)
+    sym = mx.sym.BatchNorm(mx.sym.var('data'), fix_gamma=False, name='bn')
+
+    def run(threads):
+        before = mx.threads.info()['budget']
+        mx.threads.set_budget(threads)
+        try:
+            ex = sym.simple_bind(mx.cpu(), data=x.shape, type_dict={'data': dtype})
+            ex.arg_dict['data'][:] = x
+            ex.arg_dict['bn_gamma'][:] = np.linspace(0.5, 2, 6)
+            ex.arg_dict['bn_beta'][:] = np.linspace(-1, 1, 6)
+            ex.forward(is_train=True)
+            ex.backward([mx.nd.array(head, dtype=dtype)])
+            assert mx.threads.info()['numba'] == threads
+            return [a.asnumpy() for a in [ex.outputs[0]] + ex.grad_arrays + ex.aux_arrays]
+        finally:
+            mx.threads.set_budget(before)
+    for one, two in zip(run(1), run(2)):
+        np.testing.assert_array_equal(one, two)
