@@ -58,7 +58,7 @@ def _packed(node, mode, directions):
     return np.concatenate(weights).astype(w.dtype), hidden
 
 
-def _weights(g, node, mode):
+def _weights(g, node):
     """(directions, hidden size, dtype name) from W / R, constant or not."""
     w_shape, r_shape = node.shape(1), node.shape(2)
     if w_shape is None or r_shape is None or None in w_shape or None in r_shape:
@@ -94,12 +94,12 @@ def _packed_in_graph(node, S, mode, directions, hidden, dtype):
 
 
 def _parameters(g, node, S, mode, directions, name):
-    """The RNN's parameter symbol and hidden size for ``directions``."""
+    """(the RNN's parameter symbol, hidden size, dtype name) for ``directions``."""
     if node.const(1) is not None and node.const(2) is not None and \
             (not node.has(3) or node.const(3) is not None):
         packed, hidden = _packed(node, mode, directions)
         return g.new_param(name + '_parameters', packed), hidden, packed.dtype.name
-    _, hidden, dtype = _weights(g, node, mode)
+    _, hidden, dtype = _weights(g, node)
     return _packed_in_graph(node, S, mode, directions, hidden, dtype), hidden, dtype
 
 
@@ -126,7 +126,7 @@ def recurrent(g, node):
     mode = _mode(node)
     _check(node, mode)
     batch_first = node.attrs.get('layout', 0) == 1
-    dirs = _weights(g, node, mode)[0]
+    dirs = _weights(g, node)[0]
     states_in = [5, 6] if mode == 'lstm' else [5]
     x = node.sym(0)
     if batch_first:
