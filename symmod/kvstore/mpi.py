@@ -279,6 +279,9 @@ class WorkerTransport:
         self.servers = tuple(range(workers, self.world.size))
         self.peers = [p for p in range(self.size) if p != self.rank]
         self.rounds = 0
+        # round n writes the slot set (n + slot_shift) & 1; a refused round flips it
+        # (see _check_headers)
+        self.slot_shift = 0
         self.timeout = timeout_seconds()
         self.exit_timeout = self.timeout
         self._header = np.zeros(4, dtype=np.int64)
@@ -387,6 +390,12 @@ class WorkerTransport:
                            % (self.rank, _KIND_NAMES[kind], describe(), number, p,
                               peer_number - 1))
             if peer_kind != kind or peer_sig != sig:
+                # every worker refuses this round (each sees a header unlike its own).
+                # A store may still need the parts of the round before it, in the slot
+                # set the next round would write: the next round writes the refused
+                # round's set instead, and the other set is written again only after
+                # every worker's next header, i.e. after its round hook read the parts
+                self.slot_shift ^= 1
                 raise MXNetError(
                     'KVStore round %d differs between workers: rank %d runs %s of %s, '
                     'rank %d runs %s with other keys, shapes or dtypes. Every worker must '
@@ -439,7 +448,7 @@ class WorkerTransport:
             self._round(kind, sig, describe)    # agree before the collective allocation
             self._run_round_hooks(True)
             slots.grow(nbytes)
-        parity = (self.rounds + 1) & 1
+        parity = (self.rounds + 1 + self.slot_shift) & 1
         write(parity)
         slots.sync()
         self._round(kind, sig, describe)
@@ -495,10 +504,11 @@ class WorkerTransport:
             if nbytes > slots.capacity:
                 return self.reduce_shared(layout, sends, recvs, nbytes, describe, sig)
             number = self.rounds + 1
-            found = views[number & 1]
+            parity = (number + self.slot_shift) & 1
+            found = views[parity]
             if found is None or found[0] != slots.generation:
-                mine, every = slots.views(number & 1, layout, self.rank)
-                found = views[number & 1] = (
+                mine, every = slots.views(parity, layout, self.rank)
+                found = views[parity] = (
                     slots.generation, every,
                     ([partial(np.copyto, slot, send) for slot, send in zip(mine, sends)],
                      [slot_copy.streamer(slot, send) for slot, send in zip(mine, sends)]),

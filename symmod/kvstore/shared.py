@@ -18,7 +18,9 @@ rounds: a worker writes round
 ``r + 2`` only after it has every peer's header of round ``r + 1``, which a peer sends
 only after it has read round ``r`` (a store that reads a round's parts later, to copy a
 sum into its stored value only when needed, does so in a round hook, before its next
-header goes out). Broadcasts (``init``) and the all-gathers of 2-bit
+header goes out). A round that every worker refuses (mismatched keys) moves no data:
+the next round writes that round's set, not the set of the round before it, whose
+parts a store may still read. Broadcasts (``init``) and the all-gathers of 2-bit
 compression go the same way, so a one-host job makes no blocking MPI call after its
 stores are created.
 

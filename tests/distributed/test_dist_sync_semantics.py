@@ -42,7 +42,8 @@ def test_identity(ranks):
 
 def test_every_rank_sees_the_same_bits(ranks):
     for name in ranks[0]:
-        if name not in ('rank', 'mismatch', 'states_written'):
+        if name not in ('rank', 'mismatch', 'states_written', 'failed_replay_error',
+                        'failed_push_error'):
             for other in ranks[1:]:
                 assert ranks[0][name].tobytes() == other[name].tobytes(), name
 
@@ -146,3 +147,12 @@ def test_2bit_compression_with_per_worker_residuals(ranks):
 def test_workers_pushing_different_keys_get_an_error(ranks):
     for r in ranks:
         assert 'differs between workers' in str(r['mismatch'])
+
+
+@pytest.mark.parametrize('how', ['replay', 'push'])
+def test_failed_round_keeps_the_previous_sum(ranks, how):
+    threes = sum(3 * (r + 1) for r in range(WORKERS))
+    for r in ranks:
+        assert bool(r['failed_replay_pending']) == bool(ranks[0]['shared_memory'])
+        assert 'differs between workers' in str(r['failed_%s_error' % how])
+        np.testing.assert_array_equal(r['failed_%s_f' % how], np.full(5, threes, np.float32))

@@ -175,6 +175,34 @@ except mx.MXNetError as err:
     saved['mismatch'] = np.array(str(err))
 kv.barrier()    # the rounds still line up after the refused one
 
+# a replayed pushpull that fails (rank 0 replays, the others call a barrier) leaves the
+# stored value at the previous round's sum, which still sits in the shared slots: the
+# rounds after the failure must not write over it before it is copied out
+fkv = mx.kv.create('dist_sync')
+fkv.init(['f', 'g'], [mx.nd.zeros((5,)), mx.nd.zeros((5,))])
+f = mx.nd.ones((5,)) * (r + 1)
+fkv.pushpull('f', f)
+f[:] = (r + 1) * 3
+fkv.pushpull('f', f)        # replayed: its sum stays in the slots until read
+saved['failed_replay_pending'] = np.array('f' in fkv._pending)
+for how in ('replay', 'push'):      # a replayed pushpull, a plain push
+    if how == 'push':
+        f[:] = (r + 1) * 3
+        fkv.pushpull('f', f)
+    try:
+        if r != 0:
+            fkv.barrier()
+        elif how == 'replay':
+            fkv.pushpull('f', f)
+        else:
+            fkv.push('f', f)
+        saved['failed_%s_error' % how] = np.array('no error')
+    except mx.MXNetError as err:
+        saved['failed_%s_error' % how] = np.array(str(err))
+    fkv.pushpull('g', mx.nd.ones((5,)) * 100 * (r + 1))     # writes the slots
+    saved['failed_%s_f' % how] = (lambda o: (fkv.pull('f', out=o), o.asnumpy())[1])(
+        mx.nd.zeros((5,)))
+
 # a round bigger than the shared-memory slots goes through MPI's Allreduce instead
 shared.MAX_SLOT = 1024
 okv = mx.kv.create('dist_sync')
