@@ -19,7 +19,7 @@ from numpy.lib.stride_tricks import as_strided
 from .. import threads as _threads
 from ..base import MXNetError, parse_bool, parse_int, parse_optional, parse_tuple
 from . import conv_direct, conv_pointwise, conv_winograd, thread_split
-from .common import choice, expect_shape, matmul_into, scratch, store_from, work_buffer
+from .common import choice, expect_shape, matmul_into, scratch, store_from
 from .registry import Operator, Param, ShapeError, register, unify
 from .channel_last import ChannelLast
 
@@ -450,12 +450,9 @@ class _Convolution(_FilterOperator):
                 if not self.no_bias:
                     out += in_data[2].reshape(-1, 1, 1)
                 return
-            dst = work_buffer('conv_out', out, req[0])
-            _KERNELS[path].forward(x, w, dst)
+            _KERNELS[path].forward(x, w, out, add=req[0] == 'add')
             if not self.no_bias:
-                dst += in_data[2].reshape(-1, 1, 1)
-            if dst is not out:
-                out += dst
+                out += in_data[2].reshape(-1, 1, 1)
             return
         geo = self._geometry(x.shape)
         col = columns(x, geo, self._columns)
@@ -507,10 +504,7 @@ class _Convolution(_FilterOperator):
         if req[1] != 'null':
             store_from(in_grad[1], req[1], kernels.backward_weight(x, dy))
         if req[0] != 'null':
-            dx = work_buffer('conv_dx', in_grad[0], req[0])
-            kernels.backward_data(dy, w, dx)
-            if dx is not in_grad[0]:
-                in_grad[0] += dx
+            kernels.backward_data(dy, w, in_grad[0], add=req[0] == 'add')
 
 
 @register

@@ -64,9 +64,9 @@ def _pack(x, first, per_chunk, dst, wp, ps):
 
 
 @numba.njit(**_jit)
-def _unpack(acc, block, out, k0, first, samples, wp, ps):
-    """The valid positions of the first ``block`` packed accumulator rows ``acc`` into
-    ``out[first:first + samples, k0:k0 + block]``."""
+def _unpack(acc, block, out, k0, first, samples, wp, ps, add):
+    """The valid positions of the first ``block`` packed accumulator rows ``acc`` stored
+    into (with ``add``: added to) ``out[first:first + samples, k0:k0 + block]``."""
     height, width = out.shape[2], out.shape[3]
     for b in range(block):
         for s in range(samples):
@@ -74,8 +74,12 @@ def _unpack(acc, block, out, k0, first, samples, wp, ps):
             for h in range(height):
                 row = acc[b][s * ps + h * wp:s * ps + h * wp + width]
                 line = dst[h]
-                for e in range(width):
-                    line[e] = row[e]
+                if add:
+                    for e in range(width):
+                        line[e] += row[e]
+                else:
+                    for e in range(width):
+                        line[e] = row[e]
 
 
 @numba.njit(**_jit)
@@ -120,7 +124,7 @@ def _taps4(o0, o1, o2, o3, r, wp, span, t0, t1, t2, t3):
 
 
 @numba.njit(**_jit)
-def _conv_samples(x, w, out, first, per_chunk, xp, acc, wp, ps):
+def _conv_samples(x, w, out, first, per_chunk, xp, acc, wp, ps, add):
     samples = _pack(x, first, per_chunk, xp, wp, ps)
     span = _round_up(samples * ps)
     filters, channels = w.shape[0], w.shape[1]
@@ -140,7 +144,7 @@ def _conv_samples(x, w, out, first, per_chunk, xp, acc, wp, ps):
                     t = w[k0 + b, c]
                     _taps(acc[b], xp[c], wp, span, t[0, 0], t[0, 1], t[0, 2], t[1, 0],
                           t[1, 1], t[1, 2], t[2, 0], t[2, 1], t[2, 2])
-        _unpack(acc, block, out, k0, first, samples, wp, ps)
+        _unpack(acc, block, out, k0, first, samples, wp, ps, add)
     return samples
 
 
@@ -157,26 +161,28 @@ def _layout(batch, height, width):
 
 
 @numba.njit(parallel=True, **_jit)
-def _conv_chunks(x, w, out, wp, ps, per_chunk, chunks, length):
+def _conv_chunks(x, w, out, add, wp, ps, per_chunk, chunks, length):
     channels = x.shape[1]
     for chunk in prange(chunks):
         xp = np.zeros((channels, length), x.dtype)
         acc = np.empty((4, length), x.dtype)
-        _conv_samples(x, w, out, chunk * per_chunk, per_chunk, xp, acc, wp, ps)
+        _conv_samples(x, w, out, chunk * per_chunk, per_chunk, xp, acc, wp, ps, add)
 
 
-def forward(x, w, out):
-    """``out = conv3x3(x, w)`` with zero padding 1 (NCHW, stride 1)."""
+def forward(x, w, out, add=False):
+    """``out = conv3x3(x, w)`` with zero padding 1 (NCHW, stride 1); with ``add``,
+    ``out += conv3x3(x, w)``."""
     n, _, height, width = x.shape
-    _conv_chunks(np.ascontiguousarray(x), np.ascontiguousarray(w), out,
+    _conv_chunks(np.ascontiguousarray(x), np.ascontiguousarray(w), out, add,
                  *_layout(n, height, width))
 
 
-def backward_data(dy, w, dx):
-    """``dx = `` the gradient of :func:`forward` with respect to its input: the same
-    correlation with the weight flipped and its channel axes swapped."""
+def backward_data(dy, w, dx, add=False):
+    """``dx = `` (with ``add``: ``dx +=``) the gradient of :func:`forward` with respect
+    to its input: the same correlation with the weight flipped and its channel axes
+    swapped."""
     flipped = np.ascontiguousarray(w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3))
-    forward(dy, flipped, dx)
+    forward(dy, flipped, dx, add)
 
 
 @numba.njit(**_jit)

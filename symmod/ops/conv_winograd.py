@@ -93,8 +93,8 @@ def _input_transform(x, v, th, tw, t0):
 
 
 @numba.njit(**_jit)
-def _output_transform(m, out, th, tw, t0):
-    """``out`` (N, K, H, W) from the 2x2 tiles ``A^T m A``."""
+def _output_transform(m, out, th, tw, t0, add):
+    """``out`` (N, K, H, W) from the 2x2 tiles ``A^T m A`` (with ``add``: added to it)."""
     n, filters, height, width = out.shape
     per = th * tw
     count = m.shape[2]
@@ -117,6 +117,15 @@ def _output_transform(m, out, th, tw, t0):
                     r12 = m[6, k, t] - m[10, k, t] - m[14, k, t]
                     r13 = m[7, k, t] - m[11, k, t] - m[15, k, t]
                     y, x = 2 * ty, 2 * tx
+                    if add:
+                        plane[y, x] += r00 + r01 + r02
+                        if x + 1 < width:
+                            plane[y, x + 1] += r01 - r02 - r03
+                        if y + 1 < height:
+                            plane[y + 1, x] += r10 + r11 + r12
+                            if x + 1 < width:
+                                plane[y + 1, x + 1] += r11 - r12 - r13
+                        continue
                     plane[y, x] = r00 + r01 + r02
                     if x + 1 < width:
                         plane[y, x + 1] = r01 - r02 - r03
@@ -248,8 +257,9 @@ def _runs(total, block):
             for i in range(count)]
 
 
-def forward(x, w, out):
-    """``out = conv3x3(x, w)`` with zero padding 1 (NCHW, stride 1)."""
+def forward(x, w, out, add=False):
+    """``out = conv3x3(x, w)`` with zero padding 1 (NCHW, stride 1); with ``add``,
+    ``out += conv3x3(x, w)``."""
     n, channels, height, width = x.shape
     th, tw = _tiles(height, width)
     total = n * th * tw
@@ -265,13 +275,14 @@ def forward(x, w, out):
             _input_transform(x, v, th, tw, t0)
             m = _planes('m', w.shape[0], count, x.dtype)
             matmul_into(m, u, v, 'write')
-            _output_transform(m, out, th, tw, t0)
+            _output_transform(m, out, th, tw, t0, add)
     thread_split.run(run, len(runs))
 
 
-def backward_data(dy, w, dx):
-    """``dx =`` the gradient of :func:`forward` with respect to its input."""
-    forward(dy, np.ascontiguousarray(w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)), dx)
+def backward_data(dy, w, dx, add=False):
+    """``dx =`` (with ``add``: ``dx +=``) the gradient of :func:`forward` with respect to
+    its input."""
+    forward(dy, np.ascontiguousarray(w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)), dx, add)
 
 
 def backward_weight(x, dy):

@@ -37,6 +37,24 @@ def test_winograd_kernels_match_reference_and_direct(n, c, h, w, k, block_bytes,
                         conv_direct.backward_weight(x, dy), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize('kernels', [conv_direct, conv_winograd])
+@pytest.mark.parametrize('n, c, h, w, k', SHAPES[:2])
+def test_kernels_add_into_their_output(kernels, n, c, h, w, k):
+    # add=True accumulates (a data gradient with grad_req 'add', a second writer) with no
+    # scratch buffer: the sum equals what was there plus the plain result
+    rng = np.random.default_rng(n + c + k)
+    x = rng.standard_normal((n, c, h, w))
+    weight = rng.standard_normal((k, c, 3, 3))
+    dy = rng.standard_normal((n, k, h, w))
+    for call, source, shape in ((kernels.forward, x, (n, k, h, w)),
+                                (kernels.backward_data, dy, (n, c, h, w))):
+        before = rng.standard_normal(shape)
+        plain, summed = np.empty(shape), before.copy()
+        call(source, weight, plain)
+        call(source, weight, summed, add=True)
+        assert_almost_equal(summed, before + plain, rtol=1e-12, atol=1e-12)
+
+
 def test_winograd_float32_error_is_small():
     rng = np.random.default_rng(3)
     x = rng.standard_normal((4, 64, 8, 8)).astype(np.float32)
@@ -72,9 +90,9 @@ def test_convolution_picks_winograd_for_wide_layers(monkeypatch):
     for name in ('forward', 'backward_data', 'backward_weight'):
         original = getattr(conv_winograd, name)
 
-        def counted(*args, _original=original, _name=name):
+        def counted(*args, _original=original, _name=name, **kwargs):
             calls.append(_name)
-            return _original(*args)
+            return _original(*args, **kwargs)
         monkeypatch.setattr(conv_winograd, name, counted)
     rng = np.random.default_rng(7)
     x = rng.standard_normal((2, 64, 4, 6)).astype(np.float32)
