@@ -189,6 +189,7 @@ class Plan:
         for key in heads_with_grad:
             first_write[key] = n_fwd     # filled from out_grads before the first step
         self._grad = {}
+        grad_buffer = {}
         for node in self.backward_nodes:
             for i in range(node.num_visible_outputs()):
                 key = (id(node), i)
@@ -196,8 +197,10 @@ class Plan:
                     # nothing flows into this output: its gradient is a constant zero
                     self._grad[key] = pool.zeros(self.shape[key], self.dtype[key])
                     continue
+                grad_buffer[key] = len(buffers)
                 buffers.append((first_write[key], bwd_step[id(node)], self._nbytes(key)))
                 keys.append(('grad', key))
+        self._gradient_aliases(grad_buffer, aliases)
         self.zero_grad_arrays = [var_grad[id(n)] for n in self.zero_grads
                                  if var_grad[id(n)] is not None]
         del self.zero_grads
@@ -299,6 +302,24 @@ class Plan:
                 self.grad_req[(id(node), j)] = 'add' if seen else 'write'
                 first_write.setdefault(key, bwd_step[id(node)])
         return first_write
+
+    def _gradient_aliases(self, grad_buffer, aliases):
+        """Add to ``aliases`` the in-place gradients: an input gradient that an operator
+        passes on unchanged (its ``grad_inplace``, elemwise_add's) and writes first may
+        take over the output gradient's buffer when that step is the output gradient's
+        last reader (MXNet's in-place identity gradients), so that no copy is made."""
+        sparse = self.storage.sparse_nodes if self.storage is not None else ()
+        for node in self.backward_nodes:
+            if id(node) in sparse:
+                continue
+            for out_index, in_index in self.operators[id(node)].grad_inplace:
+                child, i = node.inputs[in_index]
+                source, target = (id(node), out_index), (id(child), i)
+                if (source in grad_buffer and target in grad_buffer
+                        and self.grad_req[(id(node), in_index)] == 'write'
+                        and self.dtype[source] == self.dtype[target]
+                        and self.shape[source] == self.shape[target]):
+                    aliases.setdefault(grad_buffer[target], []).append(grad_buffer[source])
 
     def _null_inputs(self, node):
         """(argument index, value key) of the inputs of ``node`` that get no gradient."""

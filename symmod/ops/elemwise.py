@@ -113,11 +113,16 @@ class BinaryMath:
 
 
 def pass_grad(a, b, dy, out):
-    """Gradient ``dy`` unchanged (``d(a + b)/da``); copied only when ``out`` is given."""
-    if out is None:
-        return dy
-    np.copyto(out, dy)
-    return out
+    """Gradient ``dy`` unchanged (``d(a + b)/da``); copied only when ``out`` is given and
+    is not ``dy``'s own memory (a bound graph's plan may give both one buffer)."""
+    if out is None or _same_buffer(out, dy):
+        return dy if out is None else out
+    return elementwise_kernels.copy(dy, out)
+
+
+def _same_buffer(a, b):
+    return (a.__array_interface__['data'][0] == b.__array_interface__['data'][0]
+            and a.shape == b.shape and a.strides == b.strides and a.dtype == b.dtype)
 
 
 def _negate(a, b, dy, out):
@@ -268,6 +273,8 @@ class ElemwiseBinary(BinaryOperator):
         super().__init_subclass__(**kwargs)
         if cls.math is not None:
             cls.inplace = () if cls.math.uses_inputs else ((0, 0), (1, 0))
+            cls.grad_inplace = tuple((0, j) for j, g in enumerate(cls.math.grads)
+                                     if g is pass_grad)
 
 
 def _binary(name, aliases, math, doc):

@@ -71,6 +71,9 @@ class Operator:
     backward_uses_inputs = True     # memory planner: may in_data be freed before backward?
     backward_uses_outputs = True    # ... and out_data?
     inplace = ()                # (input index, output index) pairs whose buffers may alias
+    grad_inplace = ()           # (output index, input index): the input gradient is the output
+                                # gradient unchanged; backward leaves it alone when the plan
+                                # gives both one buffer (elemwise_add)
     needs_grad_buffer = True    # False for ops whose backward writes nothing (BlockGrad)
     zero_gradient = False       # True: input gradients are zero whatever the output gradient,
                                 # so a bound graph needs no head gradient for this output

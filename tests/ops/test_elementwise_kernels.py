@@ -1,7 +1,8 @@
-"""The threaded relu and addition loops (special.relu_forward, elementwise_kernels.add):
-MXNet's relu (NaN kept, every non-positive value to +0) and numpy's sum, bit for bit, at
-one and two threads, above and below the threading size, in place, and through the
-operators (Activation, relu, elemwise_add)."""
+"""The threaded relu, addition and copy loops (special.relu_forward,
+elementwise_kernels.add / copy): MXNet's relu (NaN kept, every non-positive value to +0),
+numpy's sum and copy, bit for bit, at one and two threads, above and below the threading
+size, in place, and through the operators (Activation, relu, elemwise_add and its
+gradient)."""
 import numba
 import numpy as np
 import pytest
@@ -48,6 +49,28 @@ def test_add_equals_numpy(size, dtype, threads):
     np.testing.assert_array_equal(kernels.add(a, b), a + b)
 
 
+@pytest.mark.parametrize('size', SIZES)
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_copy_keeps_every_bit(size, dtype, threads):
+    src = _data(size, dtype)
+    out = np.full_like(src, 7)
+    assert kernels.copy(src, out) is out
+    np.testing.assert_array_equal(out.view(np.uint8), src.view(np.uint8))
+
+
+def test_elemwise_add_gradient_is_a_copy_unless_it_is_the_same_buffer():
+    shape = (4, 8, 64, 64)
+    dy = RNG.standard_normal(shape).astype(np.float32)
+    op = mx.ops.registry.get('elemwise_add')()
+    grads = [np.zeros(shape, np.float32), dy]       # the second is dy's own buffer
+    before = dy.copy()
+    op.backward(['write', 'write'], [dy], [None, None], [None], grads, [])
+    np.testing.assert_array_equal(grads[0], before)
+    np.testing.assert_array_equal(dy, before)
+    op.backward(['add', 'null'], [dy], [None, None], [None], grads, [])
+    np.testing.assert_array_equal(grads[0], 2 * before)
+
+
 def test_other_arrays_take_numpys_path():
     x = RNG.standard_normal((300, 400)).astype(np.float32)
     view = x[:, ::2]                                  # not contiguous
@@ -57,6 +80,8 @@ def test_other_arrays_take_numpys_path():
     np.testing.assert_array_equal(relu_values(half, np.empty_like(half)), np.maximum(half, 0))
     ints = np.arange(special.PARALLEL_MIN, dtype=np.int32)
     np.testing.assert_array_equal(kernels.add(ints, ints, np.empty_like(ints)), 2 * ints)
+    np.testing.assert_array_equal(kernels.copy(ints, np.empty_like(ints)), ints)
+    np.testing.assert_array_equal(kernels.copy(view, np.empty(view.shape, np.float32)), view)
     wide = RNG.standard_normal((special.PARALLEL_MIN, 2))
     column = RNG.standard_normal((special.PARALLEL_MIN, 1))
     np.testing.assert_array_equal(kernels.add(wide, column, np.empty_like(wide)),
