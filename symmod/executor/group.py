@@ -333,6 +333,13 @@ class DataParallelExecutorGroup:
                 _load_label(data_batch, self.label_arrays, self.label_layouts)
         elif self.label_arrays is not None and data_batch.label:
             _load_label(data_batch, self.label_arrays, self.label_layouts)
+        if len(self.execs) == 1:
+            # what _each does for one executor (it runs alone, with all the threads),
+            # without a closure per call
+            exe = self.execs[0]
+            exe._thread_share = 1
+            exe.forward(is_train=is_train)
+            return
         self._each(lambda i, exe: exe.forward(is_train=is_train))
 
     def backward(self, out_grads=None):
@@ -372,6 +379,8 @@ class DataParallelExecutorGroup:
         """Outputs of the last forward: merged ``[out1, ...]`` or ``[[dev1, dev2], ...]``."""
         if end is None:
             end = self.num_outputs
+        if merge_multi_context and len(self.execs) == 1:
+            return self.execs[0].outputs[begin:end]     # nothing to merge
         outputs = [[exe.outputs[i] for exe in self.execs] for i in range(begin, end)]
         if merge_multi_context:
             outputs = _merge_multi_context(outputs, self.output_layouts[begin:end])

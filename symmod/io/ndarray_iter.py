@@ -264,11 +264,13 @@ class NDArrayIter(DataIter):
     def _getdata(self, sources, start=None, end=None):
         """Examples ``start:end`` of every source, as NDArray views."""
         assert start is not None or end is not None, 'should at least specify start or end'
+        if not sources:
+            return []       # no labels (prediction): nothing to slice
         start = 0 if start is None else start
         if end is None:
             end = self.num_data
         key = _along(self._axis, start, end)
-        return [arr[start:end] if arr.stype == 'csr' else NDArray(arr.handle[key], arr.context)
+        return [arr[start:end] if arr.stype == 'csr' else NDArray(arr._data[key], arr._ctx)
                 for _, arr in sources]
 
     def _join(self, parts_per_source):

@@ -23,6 +23,16 @@ from .base_module import BaseModule, _check_input_names, _parse_data_desc
 __all__ = ['Module']
 
 
+def _same_shapes(descs, arrays):
+    """Whether ``arrays`` have the shapes of ``descs``, one for one."""
+    if len(descs) != len(arrays):
+        return False
+    for desc, array in zip(descs, arrays):
+        if desc.shape != array.shape:
+            return False
+    return True
+
+
 class Module(BaseModule):
     """A module over one symbol, data-parallel over ``context``.
 
@@ -422,6 +432,10 @@ class Module(BaseModule):
     def forward(self, data_batch, is_train=None):
         """Forward on a batch; re-shapes the executors when the batch shape changed."""
         self._require('binded', 'params_initialized')
+        if not isinstance(data_batch, list) and \
+                _same_shapes(self._data_shapes, data_batch.data):
+            self._exec_group.forward(data_batch, is_train)     # the bound shapes: no reshape
+            return
         curr_data_shapes = tuple(i.shape for i in self._data_shapes)
         if isinstance(data_batch, list):
             assert data_batch is not None, 'Encountered empty data batch'

@@ -3,6 +3,9 @@
 All subtract the maximum along the reduced axis before exponentiating, so large
 inputs never overflow. Gradients are computed from the outputs alone.
 """
+import math
+
+import numba
 import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_dtype, parse_float, parse_int
@@ -13,8 +16,39 @@ from .registry import Operator, Param, ShapeError, register, unify
 __all__ = ['softmax_into']
 
 
+# Up to this many elements one numba pass beats numpy's five calls (1x10: 0.3 vs 5.1 us,
+# 64x10: 2.6 vs 10 us); above, numpy's vectorised exp wins (32x200: 26 vs 15 us).
+_SMALL = 1024
+_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+@numba.njit(cache=True, error_model='numpy')
+def _softmax_small(x3, out3, zero):
+    """Softmax over axis 1 of (lead, classes, trail) arrays, in ``x3``'s float type:
+    the row's maximum, ``exp(x - max)`` and its running sum, then one division per
+    element (``zero`` is 0 of that type, so the sum is not widened)."""
+    for r in range(x3.shape[0]):
+        for t in range(x3.shape[2]):
+            peak = x3[r, 0, t]
+            for c in range(1, x3.shape[1]):
+                if peak < x3[r, c, t]:
+                    peak = x3[r, c, t]
+            total = zero
+            for c in range(x3.shape[1]):
+                e = math.exp(x3[r, c, t] - peak)
+                out3[r, c, t] = e
+                total += e
+            for c in range(x3.shape[1]):
+                out3[r, c, t] /= total
+
+
 def softmax_into(x3, out3):
     """Softmax over axis 1 of a 3-D view ``x3``, written into ``out3`` (may alias x3)."""
+    dtype = x3.dtype
+    if x3.size <= _SMALL and dtype in _KERNEL_DTYPES and out3.dtype == dtype \
+            and x3.size > 0:
+        _softmax_small(x3, out3, dtype.type(0))
+        return
     if x3.shape[2] == 1:            # 2-D reductions are faster than 3-D ones
         x3, out3 = x3[:, :, 0], out3[:, :, 0]
     peak = x3.max(axis=1, keepdims=True)

@@ -134,3 +134,33 @@ def test_softmax_activation_errors():
         mx.sym.SoftmaxActivation(mx.sym.Variable('data'), mode='batch')
     with pytest.raises(MXNetError, match='axis'):
         mx.sym.softmax(mx.sym.Variable('data'), axis=2).infer_shape(data=(2, 3))
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('shape', [(1, 10, 1), (64, 10, 1), (4, 7, 3), (1, 1024, 1),
+                                   (1, 1025, 1), (32, 200, 1), (5, 6, 40)])
+def test_softmax_into_small_kernel_and_numpy_path_agree(dtype, shape):
+    """softmax_into runs one numba pass up to 1024 elements and numpy's calls above: both
+    match a float64 softmax, written in place too (out aliasing x)."""
+    from symmod.ops.softmax import softmax_into
+    x = (np.random.randn(*shape) * 4).astype(dtype)
+    expected = np_softmax(x.astype(np.float64), axis=1)
+    out = np.empty_like(x)
+    softmax_into(x, out)
+    tol = 1e-6 if dtype == np.float32 else 1e-14
+    np.testing.assert_allclose(out, expected, rtol=tol, atol=tol)
+    inplace = x.copy()
+    softmax_into(inplace, inplace)
+    np.testing.assert_array_equal(inplace, out)
+
+
+def test_softmax_into_small_kernel_nan_and_infinite_rows():
+    """NaN anywhere in a row, or a row of -inf, gives a row of NaN (as numpy's path);
+    +inf beside finite values gives NaN too (inf - inf), as MXNet's kernel."""
+    from symmod.ops.softmax import softmax_into
+    x = np.array([[1, np.nan, 2], [np.nan, 1, 2], [-np.inf, -np.inf, -np.inf],
+                  [0, 1, 2]], np.float32)[:, :, None]
+    out = np.empty_like(x)
+    softmax_into(x, out)
+    assert np.isnan(out[:3]).all()
+    np.testing.assert_allclose(out[3, :, 0], np_softmax(np.array([0., 1, 2])), rtol=1e-6)
