@@ -6,6 +6,7 @@ from .. import threads as _threads
 from ..base import MXNetError
 from ..ndarray import pending as _pending
 from ..ndarray.ndarray import NDArray
+from .fusion import fuse_batchnorm_relu
 from .memory import MemoryPool
 from .plan import Plan
 from ..symbol import cse as _cse
@@ -54,8 +55,11 @@ class Executor:
                           ctx)
         self.outputs = [NDArray(data, ctx) if isinstance(data, np.ndarray) else data
                         for data in self._plan.outputs]
-        self._forward_steps = self._plan.forward_steps
-        self._backward_steps = self._plan.backward_steps
+        # what runs: BatchNorms fused with their relus (fusion.py); a monitor and the
+        # profiler run the plan's own steps, one per operator
+        self._forward_steps, self._backward_steps = fuse_batchnorm_relu(
+            self._plan.forward_steps, self._plan.backward_steps, self._plan.op_nodes,
+            self._plan.heads)
         self._head_grads = self._plan.head_grad_arrays
         self._head_modes = self._plan.head_grad_modes
         self._monitor = None
@@ -103,7 +107,7 @@ class Executor:
                 for op, req, ins, outs, aux, _ in self._forward_steps:
                     op.forward(is_train, req, ins, outs, aux)
             else:
-                for op, req, ins, outs, aux, node in self._forward_steps:
+                for op, req, ins, outs, aux, node in self._plan.forward_steps:
                     op.forward(is_train, req, ins, outs, aux)
                     self._report(node, op, ins, outs, aux)
         except MXNetError as err:
@@ -157,18 +161,23 @@ class Executor:
         if _profiler._symbolic_on:
             self._backward_profiled()
             return
-        if self._monitor is None or self._monitor_op_names:
+        if self._monitor is None:
             for op, req, out_grad, ins, outs, in_grad, aux, _ in self._backward_steps:
                 op.backward(req, out_grad, ins, outs, in_grad, aux)
             return
-        for op, req, out_grad, ins, outs, in_grad, aux, node in self._backward_steps:
+        steps = self._plan.backward_steps
+        if self._monitor_op_names:
+            for op, req, out_grad, ins, outs, in_grad, aux, _ in steps:
+                op.backward(req, out_grad, ins, outs, in_grad, aux)
+            return
+        for op, req, out_grad, ins, outs, in_grad, aux, node in steps:
             op.backward(req, out_grad, ins, outs, in_grad, aux)
             self._report_backward(node, in_grad)
 
     # ---- profiling: the same loops, timing each operator (one flag check per pass) -------
     def _forward_profiled(self, is_train):
         clock, record = _profiler.clock, _profiler.record_operator
-        for op, req, ins, outs, aux, node in self._forward_steps:
+        for op, req, ins, outs, aux, node in self._plan.forward_steps:
             start = clock()
             op.forward(is_train, req, ins, outs, aux)
             record(op.name, node.name, self._ctx, start, clock())
@@ -177,7 +186,7 @@ class Executor:
 
     def _backward_profiled(self):
         clock, record = _profiler.clock, _profiler.record_operator
-        for op, req, out_grad, ins, outs, in_grad, aux, node in self._backward_steps:
+        for op, req, out_grad, ins, outs, in_grad, aux, node in self._plan.backward_steps:
             start = clock()
             op.backward(req, out_grad, ins, outs, in_grad, aux)
             record('_backward_' + op.name, node.name, self._ctx, start, clock())
@@ -331,8 +340,8 @@ class Executor:
     def debug_str(self):
         """A summary of the plan: steps and memory."""
         lines = [self._symbol.debug_str(), '',
-                 'Total %d forward steps, %d backward steps' % (len(self._forward_steps),
-                                                                 len(self._backward_steps)),
+                 'Total %d forward steps, %d backward steps'
+                 % (len(self._plan.forward_steps), len(self._plan.backward_steps)),
                  'Intermediate storage: %.1f KB (pool %.1f KB)'
                  % (self._plan.storage_bytes / 1024.0, self._pool.nbytes / 1024.0),
                  # MXNet's line: the memory the executor allocates beyond the bound arrays

@@ -145,7 +145,10 @@ class BatchNorm(Operator):
         np.copyto(mean, m, casting='unsafe')
         np.copyto(invstd, 1.0 / np.sqrt(var + self.eps), casting='unsafe')
 
-    def forward(self, is_train, req, in_data, out_data, aux):
+    def forward(self, is_train, req, in_data, out_data, aux, relu=False):
+        """The operator's forward pass; with ``relu`` (a BatchNorm fused with the relu that
+        alone reads its output, ``executor/fusion.py``) ``out_data[0]`` takes the relu's
+        output, the positive part of the normalized data."""
         x, gamma, beta = in_data
         out, mean, invstd = out_data
         batch_stats = is_train and not self.use_global_stats
@@ -169,7 +172,8 @@ class BatchNorm(Operator):
         if req[0] == 'null':
             return
         if fast:
-            norm_kernels.affine(x3, mean, scale, beta, self._view3(out), req[0] == 'add')
+            norm_kernels.affine(x3, mean, scale, beta, self._view3(out), req[0] == 'add',
+                                relu)
             return
         shift = beta - mean * scale
         scale3, shift3 = scale.reshape(1, -1, 1), shift.reshape(1, -1, 1)
@@ -177,13 +181,19 @@ class BatchNorm(Operator):
         dst = work_buffer('fwd', out3, req[0])
         np.multiply(x3, scale3.astype(x.dtype, copy=False), out=dst)
         dst += shift3.astype(x.dtype, copy=False)
+        if relu:
+            np.maximum(dst, 0, out=dst)
         if dst is not out3:
             out3 += dst
 
-    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux, relu_out=None):
+        """The operator's backward pass; with ``relu_out`` (fused with a relu, see
+        :meth:`forward`) ``out_grad[0]`` is the relu's output gradient, passed on where
+        ``relu_out`` is positive."""
         x, gamma = in_data[0], in_data[1]
         batch_mean, batch_invstd = out_data[1], out_data[2]
         x3, dy3 = self._view3(x), self._view3(out_grad[0])
+        z3 = None if relu_out is None else self._view3(relu_out)
         count = x3.shape[0] * x3.shape[2]
         acc = np.float32 if x.dtype == np.float16 else x.dtype
         batch_stats = self._modes.get(self._key(batch_mean), False)
@@ -198,10 +208,12 @@ class BatchNorm(Operator):
             mean = aux[0]
             invstd = (1.0 / np.sqrt(aux[1] + self.eps)).astype(aux[1].dtype)
         weight = np.ones_like(invstd) if self.fix_gamma else gamma
-        if norm_kernels.supports(x3, dy3) and (req[0] == 'null' or
-                                               norm_kernels.supports(in_grad[0])):
-            self._fast_backward(req, x3, dy3, mean, invstd, weight, batch_stats, in_grad)
+        if norm_kernels.supports(x3, dy3, *([] if z3 is None else [z3])) and (
+                req[0] == 'null' or norm_kernels.supports(in_grad[0])):
+            self._fast_backward(req, x3, dy3, mean, invstd, weight, batch_stats, in_grad, z3)
             return
+        if z3 is not None:
+            dy3 = np.where(z3 > 0, dy3, np.zeros((), dy3.dtype))
         sum_dy = np.sum(dy3, axis=(0, 2), dtype=acc)
         centered = scratch('centered', x3.shape, np.dtype(acc))
         np.subtract(x3, mean.reshape(1, -1, 1).astype(acc, copy=False), out=centered)
@@ -229,12 +241,16 @@ class BatchNorm(Operator):
         if req[2] != 'null':
             store_from(in_grad[2], req[2], sum_dy)
 
-    def _fast_backward(self, req, x3, dy3, mean, invstd, weight, batch_stats, in_grad):
-        """The backward pass in two numba passes (float32 / float64 data)."""
+    def _fast_backward(self, req, x3, dy3, mean, invstd, weight, batch_stats, in_grad, z3):
+        """The backward pass in two numba passes (float32 / float64 data); with ``z3``
+        the fused relu's output masks ``dy3``."""
         channels = x3.shape[1]
         count = x3.shape[0] * x3.shape[2]
         sum_dy, dot = np.empty(channels), np.empty(channels)
-        norm_kernels.grad_sums(x3, dy3, mean, sum_dy, dot)
+        if z3 is None:
+            norm_kernels.grad_sums(x3, dy3, mean, sum_dy, dot)
+        else:
+            norm_kernels.relu_grad_sums(x3, dy3, z3, mean, sum_dy, dot)
         invstd = invstd.astype(np.float64)
         if req[0] != 'null':
             iw = invstd * weight
@@ -244,8 +260,12 @@ class BatchNorm(Operator):
                 c = -sum_dy / count * iw
             else:
                 b = c = np.zeros(channels)
-            norm_kernels.grad_affine(x3, dy3, mean, iw, b, c, self._view3(in_grad[0]),
-                                     req[0] == 'add')
+            dx3 = self._view3(in_grad[0])
+            if z3 is None:
+                norm_kernels.grad_affine(x3, dy3, mean, iw, b, c, dx3, req[0] == 'add')
+            else:
+                norm_kernels.relu_grad_affine(x3, dy3, z3, mean, iw, b, c, dx3,
+                                              req[0] == 'add')
         if req[1] != 'null':
             if self.fix_gamma:
                 zero_grad(in_grad[1], req[1])

@@ -6,10 +6,14 @@ one ``prange`` loop over channels that reads the data once or twice and writes o
 * :func:`moments`: batch mean and biased variance in one pass (sums of ``x - x0`` and
   its square in float64, ``x0`` the channel's first value, so that no precision is lost
   to a large mean);
-* :func:`affine`: ``out (=|+=) (x - mean) * scale + shift``;
+* :func:`affine`: ``out (=|+=) (x - mean) * scale + shift``, or with ``relu`` its
+  positive part (a BatchNorm fused with the relu that alone reads it);
 * :func:`grad_sums`: ``sum(dy)`` and ``sum((x - mean) * dy)`` in float64;
 * :func:`grad_affine`: ``dx (=|+=) dy * a + (x - mean) * b + c``, the data gradient
-  with its per-channel coefficients folded in.
+  with its per-channel coefficients folded in;
+* :func:`relu_grad_sums`, :func:`relu_grad_affine`: the same two passes for the fused
+  BatchNorm and relu, ``dy`` being the relu's output gradient where its output ``z`` is
+  positive and zero elsewhere (read, never stored).
 
 Subtracting the mean before scaling (as MXNet's kernels do) keeps float32 results exact
 to their precision when the mean is large against the spread.
@@ -18,7 +22,8 @@ import numba
 import numpy as np
 from numba import prange
 
-__all__ = ['supports', 'moments', 'affine', 'grad_sums', 'grad_affine']
+__all__ = ['supports', 'moments', 'affine', 'grad_sums', 'grad_affine', 'relu_grad_sums',
+           'relu_grad_affine']
 
 _jit = dict(cache=True, nogil=True, error_model='numpy', parallel=True, fastmath=True)
 
@@ -48,8 +53,9 @@ def moments(x, mean, var):
 
 
 @numba.njit(**_jit)
-def affine(x, mean, scale, shift, out, add):
+def affine(x, mean, scale, shift, out, add, relu=False):
     outer, channels, inner = x.shape
+    zero = x.dtype.type(0)
     for c in prange(channels):
         m = x.dtype.type(mean[c])
         a = x.dtype.type(scale[c])
@@ -57,7 +63,10 @@ def affine(x, mean, scale, shift, out, add):
         for o in range(outer):
             src = x[o, c]
             dst = out[o, c]
-            if add:
+            if relu:
+                for i in range(inner):
+                    dst[i] = max((src[i] - m) * a + b, zero)
+            elif add:
                 for i in range(inner):
                     dst[i] += (src[i] - m) * a + b
             else:
@@ -101,3 +110,48 @@ def grad_affine(x, dy, mean, a, b, c0, dx, add):
             else:
                 for i in range(inner):
                     dst[i] = gr[i] * ca + (xr[i] - m) * cb + cc
+
+
+@numba.njit(**_jit)
+def relu_grad_sums(x, dz, z, mean, sum_dy, dot):
+    """:func:`grad_sums` of ``dy = dz * (z > 0)``."""
+    outer, channels, inner = x.shape
+    for c in prange(channels):
+        m = np.float64(mean[c])
+        s = 0.0
+        d = 0.0
+        for o in range(outer):
+            xr = x[o, c]
+            gr = dz[o, c]
+            zr = z[o, c]
+            for i in range(inner):
+                g = np.float64(gr[i]) if zr[i] > 0 else 0.0
+                s += g
+                d += (np.float64(xr[i]) - m) * g
+        sum_dy[c] = s
+        dot[c] = d
+
+
+@numba.njit(**_jit)
+def relu_grad_affine(x, dz, z, mean, a, b, c0, dx, add):
+    """:func:`grad_affine` of ``dy = dz * (z > 0)``."""
+    outer, channels, inner = x.shape
+    zero = x.dtype.type(0)
+    for c in prange(channels):
+        m = x.dtype.type(mean[c])
+        ca = x.dtype.type(a[c])
+        cb = x.dtype.type(b[c])
+        cc = x.dtype.type(c0[c])
+        for o in range(outer):
+            xr = x[o, c]
+            gr = dz[o, c]
+            zr = z[o, c]
+            dst = dx[o, c]
+            if add:
+                for i in range(inner):
+                    g = gr[i] if zr[i] > 0 else zero
+                    dst[i] += g * ca + (xr[i] - m) * cb + cc
+            else:
+                for i in range(inner):
+                    g = gr[i] if zr[i] > 0 else zero
+                    dst[i] = g * ca + (xr[i] - m) * cb + cc

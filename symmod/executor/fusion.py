@@ -1,0 +1,126 @@
+"""BatchNorm fused with the relu that alone reads its output.
+
+In a convolutional net the two run back to back over the same activations. Unfused,
+the BatchNorm reads its input twice and writes its output, and the relu reads that and
+writes its own; backward, the relu reads its output and output gradient and writes the
+BatchNorm's output gradient, which the BatchNorm's two passes read again. Fused, the
+BatchNorm writes the relu's output directly, and its backward passes read the relu's
+output gradient and output (as the mask) in place of its own output gradient: two passes
+over the activations fewer forward, and the relu's three backward.
+
+The fused steps take the relu's places in the step lists, where every array they read
+is still live and the relu's output starts its life: the BatchNorm's own output buffer is
+then never written (nothing reads it: the relu is its only consumer, and BatchNorm's
+backward does not use it), nor its output gradient. Backward is fused only where the
+BatchNorm's backward step directly follows the relu's, so that the data gradient it writes
+is not written earlier than the plan expects. The executor runs the fused lists unless a
+monitor or the profiler asks for every operator's own outputs.
+"""
+import collections
+
+from ..ops.activation import Activation
+from ..ops.norm import BatchNorm
+
+__all__ = ['fuse_batchnorm_relu']
+
+
+class _FusedForward:
+    """The forward step of a BatchNorm writing its relu's output."""
+
+    def __init__(self, batchnorm):
+        self.batchnorm = batchnorm
+        self.name = batchnorm.name
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.batchnorm.forward(is_train, req, in_data, out_data, aux, relu=True)
+
+
+class _FusedBackward:
+    """The backward step of a BatchNorm reading its relu's output gradient, masked by
+    the relu's output ``relu_out``."""
+
+    def __init__(self, batchnorm, relu_out):
+        self.batchnorm = batchnorm
+        self.name = batchnorm.name
+        self.relu_out = relu_out
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.batchnorm.backward(req, out_grad, in_data, out_data, in_grad, aux,
+                                relu_out=self.relu_out)
+
+
+def _readers(nodes, heads):
+    """How many times each value ``(id(node), index)`` is read by the nodes or heads."""
+    count = collections.Counter((id(child), i) for node in nodes for child, i in node.inputs)
+    count.update((id(node), i) for node, i in heads)
+    return count
+
+
+def fuse_batchnorm_relu(forward_steps, backward_steps, nodes, heads):
+    """The step lists with every BatchNorm whose output only a relu reads fused with it.
+
+    Parameters
+    ----------
+    forward_steps, backward_steps : list of tuple
+        The plan's steps (``Plan.forward_steps`` and ``Plan.backward_steps``).
+    nodes : list
+        The graph's operator nodes.
+    heads : list of (node, int)
+        The graph's outputs.
+
+    Returns
+    -------
+    (list, list)
+        New forward and backward step lists (the plan's are left as they are).
+    """
+    readers = _readers(nodes, heads)
+    forward_of = {id(step[-1]): step for step in forward_steps}
+    fused = {}          # id(relu node) -> the BatchNorm's forward step
+    for step in forward_steps:
+        op, node = step[0], step[-1]
+        if type(op) is not Activation or op.act_type != 'relu':
+            continue
+        child, index = node.inputs[0]
+        source = forward_of.get(id(child))
+        # the relu alone reads the BatchNorm's output; its mean and variance outputs,
+        # written later fused, are read by nothing but its backward
+        if (index != 0 or source is None or type(source[0]) is not BatchNorm
+                or readers[(id(child), 0)] != 1 or readers[(id(child), 1)]
+                or readers[(id(child), 2)]):
+            continue
+        fused[id(node)] = source
+    if not fused:
+        return forward_steps, backward_steps
+    batchnorms = {id(step[-1]) for step in fused.values()}
+
+    new_forward = []
+    for step in forward_steps:
+        node = step[-1]
+        if id(node) in batchnorms:
+            continue                            # runs at its relu's place
+        source = fused.get(id(node))
+        if source is None:
+            new_forward.append(step)
+            continue
+        bn_op, bn_req, bn_ins, bn_outs, bn_aux, bn_node = source
+        new_forward.append((_FusedForward(bn_op), bn_req, bn_ins, [step[3][0]] + bn_outs[1:],
+                            bn_aux, bn_node))
+
+    new_backward, skip = [], False
+    for position, step in enumerate(backward_steps):
+        if skip:
+            skip = False
+            continue
+        source = fused.get(id(step[-1]))
+        following = backward_steps[position + 1] if position + 1 < len(backward_steps) else None
+        if (source is None or following is None or following[-1] is not source[-1]
+                or step[1][0] != 'write' or following[2][0] is not step[5][0]):
+            new_backward.append(step)
+            continue
+        # relu step: (op, req, [dz], [y], [z], [dy], aux, node); BatchNorm's follows it
+        bn_op, bn_req, _, bn_ins, bn_outs, bn_in_grad, bn_aux, bn_node = following
+        new_backward.append((_FusedBackward(bn_op, step[4][0]), bn_req,
+                             [step[2][0]] + list(following[2][1:]), bn_ins, bn_outs,
+                             bn_in_grad, bn_aux, bn_node))
+        skip = True
+    return new_forward, new_backward

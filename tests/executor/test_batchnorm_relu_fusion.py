@@ -1,0 +1,144 @@
+"""BatchNorm fused with the relu that alone reads it (symmod/executor/fusion.py): which
+pairs fuse, and that the fused steps give the bits of the operators run one by one."""
+import numpy as np
+import pytest
+
+import symmod as mx
+from symmod.test_utils import assert_almost_equal, check_numeric_gradient
+
+
+def _conv_bn(data, name, filters=4):
+    conv = mx.sym.Convolution(data, kernel=(3, 3), pad=(1, 1), num_filter=filters,
+                              no_bias=True, name=name + '_conv')
+    return mx.sym.BatchNorm(conv, fix_gamma=False, name=name + '_bn')
+
+
+def _residual_net():
+    """Conv-BN-relu, then a residual block (BN-relu inside, add-relu at its end)."""
+    data = mx.sym.Variable('data')
+    stem = mx.sym.Activation(_conv_bn(data, 'stem'), act_type='relu', name='stem_relu')
+    body = mx.sym.Activation(_conv_bn(stem, 'b1'), act_type='relu', name='b1_relu')
+    body = _conv_bn(body, 'b2')
+    out = mx.sym.Activation(body + stem, act_type='relu', name='out_relu')
+    out = mx.sym.FullyConnected(mx.sym.flatten(out), num_hidden=3, name='fc')
+    return mx.sym.SoftmaxOutput(out, name='softmax')
+
+
+def _bind(sym, dtype=np.float32, grad_req='write', seed=0):
+    ex = sym.simple_bind(mx.cpu(), data=(4, 2, 6, 5), softmax_label=(4,),
+                         type_dict={'data': dtype}, grad_req=grad_req)
+    rng = np.random.default_rng(seed)
+    for name, array in ex.arg_dict.items():
+        if name == 'softmax_label':
+            array[:] = rng.integers(0, 3, array.shape)
+        else:
+            array[:] = rng.standard_normal(array.shape)
+    for name, array in ex.grad_dict.items():
+        if array is not None:
+            array[:] = 0.25
+    return ex
+
+
+def _run(ex, fused, is_train=True):
+    if not fused:
+        ex._forward_steps, ex._backward_steps = ex._plan.forward_steps, ex._plan.backward_steps
+    outputs = [o.asnumpy().copy() for o in ex.forward(is_train=is_train)]
+    if not is_train:
+        return outputs, {}, []
+    ex.backward()
+    grads = {k: g.asnumpy().copy() for k, g in ex.grad_dict.items() if g is not None}
+    return outputs, grads, [a.asnumpy().copy() for a in ex.aux_arrays]
+
+
+def test_pairs_that_fuse():
+    ex = _bind(_residual_net())
+    # stem and b1 BatchNorms fuse with their relus; b2's BatchNorm feeds the add instead
+    assert len(ex._plan.forward_steps) - len(ex._forward_steps) == 2
+    assert len(ex._plan.backward_steps) - len(ex._backward_steps) == 2
+    fused = [s[-1].name for s in ex._forward_steps if type(s[0]).__name__ == '_FusedForward']
+    assert sorted(fused) == ['b1_bn', 'stem_bn']
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize('grad_req', ['write', 'add'])
+def test_fused_steps_match_the_operators_one_by_one(dtype, grad_req):
+    results = [_run(_bind(_residual_net(), dtype, grad_req), fused) for fused in (True, False)]
+    (out_f, grads_f, aux_f), (out_p, grads_p, aux_p) = results
+    # forward: the same arithmetic, the same bits
+    for a, b in zip(out_f, out_p):
+        assert np.array_equal(a, b)
+    for a, b in zip(aux_f, aux_p):
+        assert np.array_equal(a, b)
+    # backward: the masked sums may be vectorized in another order
+    tol = {np.float16: 1e-2, np.float32: 1e-5, np.float64: 1e-12}[dtype]
+    assert grads_f.keys() == grads_p.keys()
+    for name in grads_f:
+        assert_almost_equal(grads_f[name], grads_p[name], rtol=tol, atol=tol)
+
+
+def test_inference_forward_fused():
+    results = [_run(_bind(_residual_net()), fused, is_train=False) for fused in (True, False)]
+    assert np.array_equal(results[0][0][0], results[1][0][0])
+
+
+def test_batchnorm_read_elsewhere_is_not_fused():
+    data = mx.sym.Variable('data')
+    bn = _conv_bn(data, 'a')
+    relu = mx.sym.Activation(bn, act_type='relu')
+    sym = mx.sym.Group([mx.sym.make_loss(mx.sym.sum(relu * bn)), mx.sym.BlockGrad(bn)])
+    ex = sym.simple_bind(mx.cpu(), data=(2, 2, 4, 4))
+    assert len(ex._forward_steps) == len(ex._plan.forward_steps)
+    sym = mx.sym.make_loss(mx.sym.sum(mx.sym.Activation(bn, act_type='tanh')))
+    ex = sym.simple_bind(mx.cpu(), data=(2, 2, 4, 4))
+    assert len(ex._forward_steps) == len(ex._plan.forward_steps)
+
+
+def test_monitor_sees_the_batchnorm_output_before_the_relu():
+    ex = _bind(_residual_net())
+    seen = {}
+    ex.set_monitor_callback(lambda name, array: seen.__setitem__(
+        mx.base.py_str(name), array.asnumpy().copy()))
+    ex.forward(is_train=True)
+    bn_out, relu_out = seen['b1_bn_output'], seen['b1_relu_output']
+    assert (bn_out < 0).any()
+    assert np.array_equal(relu_out, np.maximum(bn_out, 0))
+
+
+def test_fused_numeric_gradient():
+    data = mx.sym.Variable('data')
+    conv = mx.sym.Convolution(data, kernel=(1, 1), num_filter=3, name='conv')
+    bn = mx.sym.BatchNorm(conv, fix_gamma=False, eps=1e-3, name='bn')
+    sym = mx.sym.Activation(bn, act_type='relu')
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((3, 2, 3, 4))
+    ex = sym.simple_bind(mx.cpu(), data=x.shape)
+    assert len(ex._forward_steps) < len(ex._plan.forward_steps)
+    check_numeric_gradient(sym, {'data': x, 'conv_weight': rng.standard_normal((3, 2, 1, 1)),
+                                 'conv_bias': rng.standard_normal(3),
+                                 'bn_gamma': rng.uniform(0.5, 1.5, 3),
+                                 'bn_beta': rng.standard_normal(3)},
+                           aux_states={'bn_moving_mean': np.zeros(3),
+                                       'bn_moving_var': np.ones(3)},
+                           numeric_eps=1e-5, rtol=1e-4, atol=1e-6, dtype=np.float64)
+
+
+def test_module_fit_matches_unfused(monkeypatch):
+    from symmod.executor import executor as executor_module
+
+    def train(fuse):
+        if not fuse:
+            monkeypatch.setattr(executor_module, 'fuse_batchnorm_relu',
+                                lambda fwd, bwd, nodes, heads: (fwd, bwd))
+        rng = np.random.default_rng(1)
+        x = rng.standard_normal((8, 2, 6, 5)).astype(np.float32)
+        y = rng.integers(0, 3, 8).astype(np.float32)
+        mx.random.seed(3)
+        mod = mx.mod.Module(_residual_net(), context=mx.cpu())
+        mod.fit(mx.io.NDArrayIter(x, y, 4), num_epoch=2, optimizer='sgd',
+                optimizer_params={'learning_rate': 0.1, 'momentum': 0.9},
+                initializer=mx.init.Xavier())
+        return {k: v.asnumpy() for k, v in mod.get_params()[0].items()}
+
+    fused, plain = train(True), train(False)
+    for name in fused:
+        assert_almost_equal(fused[name], plain[name], rtol=1e-5, atol=1e-6)
