@@ -31,6 +31,7 @@ A job started without a launcher is one worker: the store then trains exactly li
 ``'local'`` (``'device'`` for the device variant).
 """
 import operator
+import weakref
 
 import numpy as np
 
@@ -212,27 +213,37 @@ class DistSyncKVStore(DistStore):
             elif k in reduced or _device.is_gpu(s.context):
                 _device.copy_into(s._data, r)
 
-    def _replace_again(self, repeat):
-        """:meth:`_reduce_replacing` of a repeated pushpull, with what depends only on
-        its arrays worked out in ``repeat``. The round replaces its keys' pending sums:
-        they are dropped before it (so that the round hook has nothing to copy for them)
-        and put back if the round fails."""
-        pending = self._pending
-        dropped = [(k, pending.pop(k)) for k in repeat.keys if k in pending] \
-            if pending else ()
-        try:
-            parts = repeat.run()
-        except BaseException:
-            for k, entry in dropped:
-                pending.setdefault(k, entry)
-            raise
-        if parts is None:
-            for k, s, r in zip(repeat.keys, repeat.stored, repeat.recvs):
-                if k in repeat.reduced:
+    def _replacer(self, repeat):
+        """:meth:`_pushpull_again` of ``repeat`` without updater, as a function of no
+        arguments: :meth:`_reduce_replacing` with what depends only on the arrays worked
+        out once (a small round costs about as much in Python as in memory traffic). The
+        round replaces its keys' pending sums: they are dropped before it (so that the
+        round hook has nothing to copy for them) and put back if the round fails."""
+        pending, run, keys, lazy = self._pending, repeat.run, repeat.keys, repeat.lazy
+        eager = [(s, r) for k, s, r in zip(repeat.keys, repeat.stored, repeat.recvs)
+                 if k in repeat.reduced]
+        pull = self._puller(repeat)
+        if len(keys) == 1 and len(lazy) == 1:
+            return self._replacer_of_one(repeat)
+
+        def again():
+            dropped = [(k, pending.pop(k)) for k in keys if k in pending] \
+                if pending else ()
+            try:
+                parts = run()
+            except BaseException:
+                for k, entry in dropped:
+                    pending.setdefault(k, entry)
+                raise
+            if parts is None:
+                for s, r in eager:
                     _device.copy_into(s._data, r)
-            return
-        for i, k, s in repeat.lazy:
-            pending[k] = (s._data, parts[i])
+            else:
+                for i, k, s in lazy:
+                    pending[k] = (s._data, parts[i])
+            if repeat.copies:
+                pull()
+        return again
 
     def _stored(self, key, materialize=True):
         """The stored value of ``key`` (its pending sum copied in first, see
@@ -318,9 +329,9 @@ class DistSyncKVStore(DistStore):
             Accepted for compatibility.
         """
         repeat = self._repeat
-        if (repeat is not None and not self._lent and self._compression is None
-                and repeat.matches(key, value, out, self._updater)):
-            self._pushpull_again(repeat)        # Module.fit's every step after the first
+        if (repeat is not None and repeat.matches(key, value, out, self._updater)
+                and not self._lent and self._compression is None):
+            repeat.again()        # Module.fit's every step after the first
             return
         self._pushpull(key, value, out, False)
 
@@ -344,7 +355,7 @@ class DistSyncKVStore(DistStore):
         repeat = self._repeat
         if repeat is not None and self._compression is None \
                 and repeat.matches(key, value, out, self._updater):
-            self._pushpull_again(repeat)
+            repeat.again()
             return
         self._repeat = self._last_round = None
         groups = group_pairs(self._parse(key, value, 'value'), self._sort_key)
@@ -387,12 +398,49 @@ class DistSyncKVStore(DistStore):
         self._lent = {}
         self._repeat = None     # its record of the pull's copies is out of date
 
+    def _replacer_of_one(self, repeat):
+        """:meth:`_replacer` of one key summed in place (its sum left in the slots)."""
+        pending, run = self._pending, repeat.run
+        key, stored = repeat.keys[0], repeat.stored[0]
+
+        def again():
+            dropped = pending.pop(key, None) if pending else None
+            try:
+                parts = run()
+            except BaseException:
+                if dropped is not None:
+                    pending.setdefault(key, dropped)
+                raise
+            if parts is None:
+                _device.copy_into(stored._data, repeat.recvs[0])
+            else:
+                pending[key] = (stored._data, parts[0])
+            if repeat.copies:
+                pull()
+        pull = self._puller(repeat)
+        return again
+
+    def _puller(self, repeat):
+        """The pull of :meth:`_replacer`: pending sums of the pulled keys copied into the
+        stored values (as :meth:`_stored` does), then the stored values into the
+        outputs. (The functions a record holds hold no reference to the store.)"""
+        pending = self._pending
+
+        def pull():
+            if pending:
+                for k in repeat.pulled_keys:
+                    if k in pending:
+                        data, parts = pending.pop(k)
+                        add_in_rank_order(parts, data)
+            for dst, src in repeat.copies:
+                np.copyto(dst, src, casting='unsafe')
+        return pull
+
     def _pushpull_again(self, repeat):
-        """A pushpull of the very arrays of the previous one: its work, without parsing,
-        grouping and checking the arguments again."""
-        if self._updater is None:
-            self._replace_again(repeat)
-        elif isinstance(self._updater, opt.Updater):
+        """A pushpull of the very arrays of the previous one (with an updater; without,
+        :meth:`_replacer`): its work, without parsing, grouping and checking the
+        arguments again."""
+        if isinstance(self._updater, opt.Updater):
             repeat.run()
             self._updater(repeat.keys, repeat.grads, repeat.stored)
         else:
@@ -500,7 +548,25 @@ class _Repeat:
                        if pulled.get(k) is not vals[0]._data]
         self.pulled_keys = [k for (k, vals), s in zip(outs, stored)
                             if pulled.get(k) is not vals[0]._data]
+        if self.updater is None:
+            self.again = store._replacer(self)
+        else:
+            owner = weakref.ref(store)
+            self.again = lambda: owner()._pushpull_again(self)
+        if self.flat and len(self.value) == 1:
+            self.matches = self._one_in_a_list()
         return self
+
+    def _one_in_a_list(self):
+        """:meth:`matches` of a record of ``pushpull(key, [array])``, as a closure."""
+        recorded_key, updater = self.key, self.updater
+        array, data = self.value[0], self.datas[0]
+
+        def matches(key, value, out, now_updater):
+            return (value.__class__ is list and len(value) == 1 and value[0] is array
+                    and array._data is data and out is None and now_updater is updater
+                    and key == recorded_key)
+        return matches
 
     def matches(self, key, value, out, updater):
         """Whether a pushpull of these arguments repeats the recorded one."""

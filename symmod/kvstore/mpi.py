@@ -41,7 +41,7 @@ import numpy as np
 
 from .. import threads as _threads
 from ..base import MXNetError
-from . import slot_copy
+from . import shared_round, slot_copy
 from .slot_copy import CACHED
 from .shared import (SharedSlots, SharedHeaders, add_in_rank_order,
                      wanted as shared_memory_wanted)
@@ -494,8 +494,11 @@ class WorkerTransport:
         through the cache or with streaming stores, whichever was faster lately
         (``slot_copy.py``)."""
         slots = self.shared
-        go = self.prepare_round(ALLREDUCE, sig, describe)
         choice = slot_copy.choice_for(nbytes)
+        if choice is None and nbytes < slot_copy.AUTO_MIN_BYTES \
+                and shared_round.eligible(sends, recvs):
+            return self._prepare_compiled_round(layout, sends, recvs, nbytes, describe, sig)
+        go = self.prepare_round(ALLREDUCE, sig, describe)
         clock = time.perf_counter
         views = [None, None]    # per parity: (slots.generation, every worker's parts,
                                 #              [copy into the slot] per way, [sum])
@@ -539,6 +542,51 @@ class WorkerTransport:
             choice.record(way, clock() - start)
             return found[1]
         run.choice = choice
+        return run
+
+    def _prepare_compiled_round(self, layout, sends, recvs, nbytes, describe, sig):
+        """:meth:`prepare_reduce_shared` of a small round (``shared_round.py``): the
+        copies, the header and the sums in one compiled call per round, back in Python
+        only for round hooks, a longer wait (Poller and watchdog, as in every round) and
+        headers that differ."""
+        slots, board, hooks = self.shared, self._board, self._round_hooks
+        plans = [None, None]    # per parity: (slots.generation, every worker's parts, plan)
+        start, finish = shared_round.start, shared_round.finish
+        waiting, done = shared_round.WAITING, shared_round.DONE
+
+        def plan_of(parity):
+            mine, every = slots.views(parity, layout, self.rank)
+            plan = shared_round.make_plan(
+                self.rank, self.size, ALLREDUCE, sig, board.words, board.WORDS, mine, sends,
+                self._own_terms(every, sends, recvs), recvs)
+            return slots.generation, every, plan
+
+        def run():
+            if nbytes > slots.capacity:
+                return self.reduce_shared(layout, sends, recvs, nbytes, describe, sig)
+            number = self.rounds + 1
+            parity = (number + self.slot_shift) & 1
+            found = plans[parity]
+            if found is None or found[0] != slots.generation:
+                found = plans[parity] = plan_of(parity)
+            for needed, _ in hooks:
+                if needed:
+                    self._run_round_hooks(False)
+                    break
+            status = start(found[2], number)
+            if status == waiting:
+                timeout = self.timeout
+                self.watchdog.arm(timeout, lambda: self._late(ALLREDUCE, describe, number,
+                                                              timeout))
+                self._poller.wait(board.arrived(number))
+                self.watchdog.disarm()
+                status = finish(found[2], number)
+            self.rounds = number
+            if status != done:
+                board.read(number, self._peer_headers)
+                self._check_headers(ALLREDUCE, sig, describe, number)
+            return found[1]
+        run.choice = None
         return run
 
     def _collective(self, call, buf, out):

@@ -25,7 +25,8 @@ compression go the same way, so a one-host job makes no blocking MPI call after 
 stores are created.
 
 How a repeated round copies a worker's part into its slot (through the cache or with
-streaming stores, chosen by time): ``slot_copy.py``.
+streaming stores, chosen by time): ``slot_copy.py``; a small repeated round runs as one
+compiled call: ``shared_round.py``.
 
 Jobs that span hosts use MPI's collectives, and so do rounds of more than ``MAX_SLOT``
 bytes per worker; ``SYMMOD_KVSTORE_SHARED_MEMORY=0`` does so for every round.
@@ -110,6 +111,7 @@ class SharedHeaders:
         rows = np.frombuffer(memory, dtype=np.int64, count=count).reshape(
             2, self.size, self.WORDS)
         rows[:, comm.rank] = 0
+        self.words = rows.reshape(-1)       # for compiled rounds (shared_round.py)
         # a word at a time as Python ints: far cheaper than numpy for a few words
         self._words = memoryview(rows).cast('B').cast('q')
         self._win.Lock_all()
@@ -197,6 +199,7 @@ class SharedHeaders:
         """Release the window (a collective of all workers)."""
         if self._win is not None:
             self._tests = None
+            self.words = None
             self._words.release()
             self._words = None
             self._win.Unlock_all()

@@ -93,6 +93,23 @@ def test_repeated_pushpull_of_one_key_sums_every_step(ranks):
             close(r['again_%d' % step], total(9, step, devices=(0,)), 'float32')
 
 
+def test_small_repeated_rounds_run_compiled(ranks):
+    small = {'s1': ((5,), 'float32'), 's2': ((3, 4), 'float64'), 's3': ((2,), 'float32'),
+             's4': ((6,), 'float32')}
+    weight = sum(r + 1 for r in range(WORKERS))
+    for r in ranks:
+        for step in range(4):
+            for k, (shape, dtype) in small.items():
+                want = np.arange(np.prod(shape)).reshape(shape) * weight * (step + 1)
+                assert r['small_%s_%d' % (k, step)].dtype == np.dtype(dtype)
+                np.testing.assert_array_equal(r['small_%s_%d' % (k, step)], want)
+        for k, (shape, _) in small.items():
+            np.testing.assert_array_equal(r['small_pull_%s' % k],
+                                          np.arange(np.prod(shape)).reshape(shape) * weight * 4)
+        # the first call of each prepares the round; the 3 later ones replay it compiled
+        assert int(r['small_compiled_rounds']) == (9 if r['shared_memory'] else 0)
+
+
 def test_stored_sum_survives_later_rounds_and_slot_growth(ranks):
     ones = sum(r + 1 for r in range(WORKERS))
     shared_path = bool(ranks[0]['shared_memory'])

@@ -7,7 +7,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 import numpy as np  # noqa: E402
 
 import symmod as mx  # noqa: E402
-from symmod.kvstore import shared  # noqa: E402
+from symmod.kvstore import shared, shared_round  # noqa: E402
 from dist_cases import KEYS, value  # noqa: E402
 
 out_dir = sys.argv[1]
@@ -86,6 +86,37 @@ for step in (50, 51, 52):
     again[:] = value(9, r, 0, step)
     dkv.pushpull('e1', again)
     saved['again_%d' % step] = again.asnumpy()
+
+# small repeated rounds run as one compiled call each (shared_round.py): one key in
+# place, one key pulled into an output (float64), two keys in place
+compiled = []
+start_round = shared_round.start
+shared_round.start = lambda plan, number: (compiled.append(number),
+                                           start_round(plan, number))[1]
+skv = mx.kv.create('dist_sync')
+small = {'s1': ((5,), 'float32'), 's2': ((3, 4), 'float64'), 's3': ((2,), 'float32'),
+         's4': ((6,), 'float32')}
+skv.init(list(small), [mx.nd.zeros(sh, dtype=dt) for sh, dt in small.values()])
+sarr = {k: mx.nd.zeros(sh, dtype=dt) for k, (sh, dt) in small.items()}
+sout = mx.nd.zeros((3, 4), dtype='float64')
+calls = [(['s1'], lambda: skv.pushpull('s1', sarr['s1']), {'s1': sarr['s1']}),
+         (['s2'], lambda: skv.pushpull('s2', sarr['s2'], out=sout), {'s2': sout}),
+         (['s3', 's4'], lambda: skv.pushpull(['s3', 's4'], [sarr['s3'], sarr['s4']]),
+          {'s3': sarr['s3'], 's4': sarr['s4']})]
+for keys, call, results in calls:     # a call repeats the one before it from step 1
+    for step in range(4):
+        for k in keys:
+            sh = small[k][0]
+            sarr[k][:] = np.arange(np.prod(sh)).reshape(sh) * (r + 1) * (step + 1)
+        call()
+        for k, res in results.items():
+            saved['small_%s_%d' % (k, step)] = res.asnumpy()
+shared_round.start = start_round
+for k, (sh, dt) in small.items():
+    sarr[k][:] = -1
+    saved['small_pull_%s' % k] = (lambda o: (skv.pull(k, out=o), o.asnumpy())[1])(
+        mx.nd.zeros(sh, dtype=dt))
+saved['small_compiled_rounds'] = np.array(len(compiled))
 
 # the sum reaches the stored value lazily (from the shared slots), and stays right after
 # rounds of other stores and after the slots were reallocated for a bigger round
