@@ -378,7 +378,13 @@ class RNN(Operator):
         dhy = out_grad[1] if self.state_outputs else None
         dcy = out_grad[2] if self.state_outputs and self.is_lstm else None
         want_params = req[1] != 'null'
-        dw = np.zeros(layout.param_size, dtype) if want_params else None
+        # under 'write' the weight and data gradients are computed in the executor's
+        # arrays themselves (every element of the flat weight gradient belongs to one
+        # layer and direction, which writes it), not in new arrays copied over after
+        dw = None
+        if want_params:
+            dw = in_grad[1] if _direct(in_grad[1], req[1], dtype) else \
+                np.empty(layout.param_size, dtype)
         dhx = np.zeros((L * D, N, H), dtype)
         dcx = np.zeros((L * D, N, H), dtype) if self.is_lstm else None
         dx = None
@@ -389,8 +395,12 @@ class RNN(Operator):
             else:
                 prev_y, _, _, prev_mask = self._reserve(reserve, layout, layer - 1)
                 layer_in = prev_y * prev_mask if self._dropped else prev_y
-            need_dx = layer > 0 or req[0] != 'null'
-            dx = np.zeros(layer_in.shape, dtype) if need_dx else None
+            dx = None
+            if layer == 0 and _direct(in_grad[0], req[0], dtype):
+                dx = in_grad[0]
+            elif layer > 0 or req[0] != 'null':
+                # two buffers in turn: this layer's dx is the next one's dy
+                dx = scratch('rnn_dx%d' % (layer % 2), layer_in.shape, dtype)
             for d in range(D):
                 idx = layer * D + d
                 wx, wh, bx, bh = self._weights(flat, layout, layer, d)
@@ -401,20 +411,27 @@ class RNN(Operator):
                     self.mode, layer_in, wx, wh, hx[idx], cx[idx], d == 1,
                     y[:, :, d * H:(d + 1) * H], gates[d], extra[d], dy[:, :, d * H:(d + 1) * H],
                     dhy[idx] if dhy is not None else None,
-                    dcy[idx] if dcy is not None else None, dx, grads)
+                    dcy[idx] if dcy is not None else None, dx, grads,
+                    dx_req='write' if d == 0 else 'add')
                 dhx[idx] = dh0
                 if self.is_lstm:
                     dcx[idx] = dc0
             if layer > 0:
                 _, _, _, prev_mask = self._reserve(reserve, layout, layer - 1)
                 dy = dx * prev_mask if self._dropped else dx
-        if req[0] != 'null':
+        if req[0] != 'null' and dx is not in_grad[0]:
             store_from(in_grad[0], req[0], dx)
-        if want_params:
+        if want_params and dw is not in_grad[1]:
             store_from(in_grad[1], req[1], dw)
         store_from(in_grad[2], req[2], dhx)
         if self.is_lstm:
             store_from(in_grad[3], req[3], dcx)
+
+
+def _direct(grad, req, dtype):
+    """Whether a gradient can be computed in ``grad`` itself: a 'write' into a
+    C-contiguous array of the computation's dtype (its views are then views)."""
+    return req == 'write' and grad.dtype == dtype and grad.flags.c_contiguous
 
 
 @register

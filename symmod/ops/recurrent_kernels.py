@@ -280,13 +280,14 @@ def forward_projected_direction(x, wx, wh, whr, bx, bh, r0, c0, reverse, y):
 
 
 def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dhy, dcy,
-                        dx, grads):
+                        dx, grads, dx_req='add'):
     """Back-propagate through one direction of one layer (BPTT).
 
-    ``dy`` is the gradient of this direction's outputs; ``dx`` (or None) accumulates
-    the gradient of the layer input and ``grads`` (or None) holds views of the
-    weight/bias gradients, accumulated into. Returns the gradients of the initial
-    hidden and cell states.
+    ``dy`` is the gradient of this direction's outputs; ``dx`` (or None) receives the
+    gradient of the layer input, written or added as ``dx_req`` says, and ``grads``
+    (or None) holds views of the weight/bias gradients, which are written (each
+    belongs to this direction alone). Returns the gradients of the initial hidden and
+    cell states.
     """
     T, N, _ = x.shape
     H = wh.shape[1]
@@ -299,7 +300,7 @@ def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dh
     if mode == 'lstm':
         dc = np.zeros((N, H), dtype) if dcy is None else dcy.copy()
     # the state entering each time step, in time order
-    h_prev = np.empty((T, N, H), dtype)
+    h_prev = scratch('rnn_h_prev', (T, N, H), dtype)
     if reverse:
         h_prev[:T - 1] = y[1:]
         h_prev[T - 1] = h0
@@ -373,11 +374,21 @@ def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dh
     flat_dgx = dgx.reshape(T * N, GH)
     flat_dgh = dgh.reshape(T * N, GH)
     if grads is not None:
+        # the products straight into the gradient arrays: no temporaries to allocate
+        # and add
         dwx, dwh, dbx, dbh = grads
-        dwx += flat_dgx.T @ flat_x
-        dwh += flat_dgh.T @ h_prev.reshape(T * N, H)
-        dbx += flat_dgx.sum(axis=0)
-        dbh += flat_dgh.sum(axis=0)
+        np.matmul(flat_dgx.T, flat_x, out=dwx)
+        np.matmul(flat_dgh.T, h_prev.reshape(T * N, H), out=dwh)
+        np.add.reduce(flat_dgx, axis=0, out=dbx)
+        if dgh is dgx:      # one gate gradient for both biases: sum it once
+            np.copyto(dbh, dbx)
+        else:
+            np.add.reduce(flat_dgh, axis=0, out=dbh)
     if dx is not None:
-        dx.reshape(T * N, -1)[...] += flat_dgx @ wx
+        flat_dx = dx.reshape(T * N, -1)
+        if dx_req == 'write':
+            np.matmul(flat_dgx, wx, out=flat_dx)
+        else:
+            flat_dx += np.matmul(flat_dgx, wx, out=scratch('rnn_dx_part', flat_dx.shape,
+                                                           dtype))
     return dh, dc

@@ -224,6 +224,49 @@ def test_backward_grad_req_add_and_null(mode):
         assert_almost_equal(grads[k].asnumpy(), expected[k], rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('mode,layers,bidirectional', [
+    ('lstm', 3, False), ('lstm', 2, True), ('gru', 3, True), ('rnn_tanh', 1, False)])
+def test_backward_write_fills_every_gradient_element(mode, layers, bidirectional, dtype):
+    """Under 'write' the weight and data gradients are computed in the bound gradient
+    arrays themselves, without zeroing them first: arrays full of NaN end up with the
+    numbers that arrays full of zeros get, on the first backward and on a second one."""
+    rng = np.random.RandomState(7)
+    T, N, I, H = 4, 3, 5, 5
+    loc, dirs = make_inputs(mode, T, N, I, H, layers, bidirectional, rng)
+    sym = rnn_symbol(mode, H, layers, bidirectional)
+    head = mx.nd.array(rng.uniform(-1, 1, (T, N, dirs * H)), dtype=dtype)
+    args = {k: mx.nd.array(v, dtype=dtype) for k, v in loc.items()}
+    results = []
+    for fill in (np.nan, 0.0):
+        grads = {k: mx.nd.full(v.shape, fill, dtype=dtype) for k, v in loc.items()}
+        exe = sym.bind(mx.cpu(), args, args_grad=grads)
+        passes = []
+        for _ in range(2):
+            exe.forward(is_train=True)
+            exe.backward([head])
+            passes.append({k: g.asnumpy().copy() for k, g in grads.items()})
+        results.append(passes)
+    for k in loc:
+        assert not np.isnan(results[0][0][k]).any(), k
+        for first, second in zip(results[0], results[1]):
+            np.testing.assert_array_equal(first[k], second[k], err_msg=k)
+        np.testing.assert_array_equal(results[0][0][k], results[0][1][k], err_msg=k)
+
+
+@pytest.mark.parametrize('mode,bidirectional', [('lstm', False), ('gru', True)])
+def test_numeric_gradient_three_layers_of_one_width(mode, bidirectional):
+    """Three layers whose inputs all have one shape: each layer's data gradient (the
+    next lower layer's output gradient) lives in a buffer of its own."""
+    rng = np.random.RandomState(8)
+    width = 2 if bidirectional else 4       # layer input = dirs * H = I
+    H = width // (2 if bidirectional else 1)
+    loc, _ = make_inputs(mode, 3, 2, width, H, 3, bidirectional, rng)
+    sym = flat_outputs(rnn_symbol(mode, H, 3, bidirectional, state_outputs=True))
+    check_numeric_gradient(sym, loc, numeric_eps=1e-6, rtol=1e-5, atol=1e-7,
+                           dtype=np.float64)
+
+
 def _train_and_infer(sym, loc, heads, dtype):
     """Training outputs, the gradients of every argument (sorted by name) and the
     inference outputs of ``sym`` on ``loc`` in ``dtype``."""
