@@ -52,6 +52,7 @@ from .sparse import (sum_row_sparse, store_pushed, allreduce_row_sparse,
 __all__ = ['DistSyncKVStore', 'SYNC_TYPES']
 
 _DATA = operator.attrgetter('_data')
+_FIRST = operator.itemgetter(0)
 
 SYNC_TYPES = ('dist', 'dist_sync', 'dist_device_sync', 'dist_sync_device')
 
@@ -529,6 +530,10 @@ class _Repeat:
         # one NDArray, or a flat list of them, pushed and pulled in place: matches()
         # compares objects without flattening
         self.single = value if isinstance(value, NDArray) and out is None else None
+        # a list of one-array lists (Module's form), outputs None or of the same form
+        self.nested = _one_array_lists(value) and (out is None or _one_array_lists(out))
+        self.arrays = self.value + (self.out or [])
+        self.ones = ([1] * len(self.value), [1] * len(self.out or ()))
         self.flat = (out is None and isinstance(value, list)
                      and all(isinstance(v, NDArray) for v in value))
         # the objects above are held here, so their ids stand for them
@@ -579,6 +584,17 @@ class _Repeat:
         if self.flat and out is None and value.__class__ is list:
             return (len(value) == len(self.value) and all(map(operator.is_, value, self.value))
                     and all(map(operator.is_, map(_DATA, value), self.datas)))
+        if self.nested and value.__class__ is list:
+            # the same checks as below, each a loop in C
+            if out is None:
+                if self.out is not None:
+                    return False
+            elif (out.__class__ is not list or list(map(len, out)) != self.ones[1]
+                    or not all(map(operator.is_, map(_FIRST, out), self.out))):
+                return False
+            return (list(map(len, value)) == self.ones[0]
+                    and all(map(operator.is_, map(_FIRST, value), self.value))
+                    and all(map(operator.is_, map(_DATA, self.arrays), self.datas)))
         values = _flat(value)
         if values is None or list(map(id, values)) != self.value_ids:
             return False
@@ -619,6 +635,13 @@ def _byte_bounds(array):
         else:
             high += (extent - 1) * stride
     return low, high + array.itemsize
+
+
+def _one_array_lists(arrays):
+    """Whether ``arrays`` is a list of one-element lists of NDArray."""
+    return isinstance(arrays, list) and all(
+        isinstance(item, list) and len(item) == 1 and isinstance(item[0], NDArray)
+        for item in arrays)
 
 
 def _flat(arrays):

@@ -108,3 +108,27 @@ def test_flat_list_and_single_array_repeats_and_their_changes(form, monkeypatch)
     assert len(parsed) == 6
     for a, b in zip(made[local], made[dist]):
         np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+
+
+def test_module_form_repeats_and_notices_new_gradient_arrays(monkeypatch):
+    """Module's form (lists of one-array lists, with outputs) is recognised without
+    parsing, and a new gradient array or new storage in it is not a repeat."""
+    local, dist = _stores(True)
+    grads = {kv: _arrays(np.random.RandomState(1)) for kv in (local, dist)}
+    outs = {kv: _arrays(np.random.RandomState(2)) for kv in (local, dist)}
+    for kv in (local, dist):
+        _step(kv, grads[kv], outs[kv], 0)
+    parsed = []
+    parse = dist._parse
+    monkeypatch.setattr(dist, '_parse', lambda *a: (parsed.append(1), parse(*a))[1])
+    for kv in (local, dist):
+        _step(kv, grads[kv], outs[kv], 1)
+    assert not parsed
+    for kv in (local, dist):
+        grads[kv][2] = mx.nd.zeros(SHAPES[2])                   # a new gradient array
+        _step(kv, grads[kv], outs[kv], 2)
+        grads[kv][0]._data = np.zeros(SHAPES[0], np.float32)    # new storage, same object
+        _step(kv, grads[kv], outs[kv], 3)
+    assert parsed
+    for a, b in zip(outs[local], outs[dist]):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
