@@ -6,7 +6,7 @@ from .. import threads as _threads
 from ..base import MXNetError
 from ..ndarray import pending as _pending
 from ..ndarray.ndarray import NDArray
-from .fusion import fuse_batchnorm_relu
+from .fusion import fuse as _fuse
 from .memory import MemoryPool
 from .plan import Plan
 from ..symbol import cse as _cse
@@ -55,9 +55,9 @@ class Executor:
                           ctx)
         self.outputs = [NDArray(data, ctx) if isinstance(data, np.ndarray) else data
                         for data in self._plan.outputs]
-        # what runs: BatchNorms fused with their relus (fusion.py); a monitor and the
-        # profiler run the plan's own steps, one per operator
-        self._forward_steps, self._backward_steps = fuse_batchnorm_relu(
+        # what runs: BatchNorms and residual additions fused with their relus (fusion.py);
+        # a monitor and the profiler run the plan's own steps, one per operator
+        self._forward_steps, self._backward_steps = _fuse(
             self._plan.forward_steps, self._plan.backward_steps, self._plan.op_nodes,
             self._plan.heads)
         self._head_grads = self._plan.head_grad_arrays

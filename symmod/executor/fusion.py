@@ -1,4 +1,4 @@
-"""BatchNorm fused with the relu that alone reads its output.
+"""BatchNorm, and a residual addition, fused with the relu that alone reads its output.
 
 In a convolutional net the two run back to back over the same activations. Unfused,
 the BatchNorm reads its input twice and writes its output, and the relu reads that and
@@ -15,13 +15,20 @@ backward does not use it), nor its output gradient. Backward is fused only where
 BatchNorm's backward step directly follows the relu's, so that the data gradient it writes
 is not written earlier than the plan expects. The executor runs the fused lists unless a
 monitor or the profiler asks for every operator's own outputs.
+
+A residual addition (``elemwise_add``) and its relu fuse the same way, where the two
+steps are next to each other both ways (the addition's inputs may not outlive it):
+forward ``z = max(a + b, 0)`` in one pass, backward both input gradients straight from
+the relu's output gradient and output.
 """
 import collections
 
+from ..ops import elementwise_kernels
 from ..ops.activation import Activation
+from ..ops.elemwise import ElemwiseBinary
 from ..ops.norm import BatchNorm
 
-__all__ = ['fuse_batchnorm_relu']
+__all__ = ['fuse_batchnorm_relu', 'fuse_add_relu', 'fuse']
 
 
 class _FusedForward:
@@ -47,6 +54,12 @@ class _FusedBackward:
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
         self.batchnorm.backward(req, out_grad, in_data, out_data, in_grad, aux,
                                 relu_out=self.relu_out)
+
+
+def _is_relu(op):
+    """Activation(act_type='relu') or the relu operator (both pass their output gradient
+    where their output is positive)."""
+    return (type(op) is Activation and op.act_type == 'relu') or op.name == 'relu'
 
 
 def _readers(nodes, heads):
@@ -78,7 +91,7 @@ def fuse_batchnorm_relu(forward_steps, backward_steps, nodes, heads):
     fused = {}          # id(relu node) -> the BatchNorm's forward step
     for step in forward_steps:
         op, node = step[0], step[-1]
-        if type(op) is not Activation or op.act_type != 'relu':
+        if not _is_relu(op):
             continue
         child, index = node.inputs[0]
         source = forward_of.get(id(child))
@@ -124,3 +137,83 @@ def fuse_batchnorm_relu(forward_steps, backward_steps, nodes, heads):
                              bn_in_grad, bn_aux, bn_node))
         skip = True
     return new_forward, new_backward
+
+
+class _AddReluForward:
+    """The forward step of ``relu(a + b)``."""
+
+    def __init__(self, add, relu):
+        self.name = relu.name
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        elementwise_kernels.add_relu(in_data[0], in_data[1], out_data[0])
+
+
+class _AddReluBackward:
+    """The backward step of ``relu(a + b)``: the relu's output gradient and output in,
+    both input gradients of the addition out."""
+
+    def __init__(self, add, relu):
+        self.name = add.name
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        elementwise_kernels.relu_grad_pair(out_grad[0], out_data[0], in_grad[0], in_grad[1],
+                                           req[0], req[1])
+
+
+def fuse_add_relu(forward_steps, backward_steps, nodes, heads):
+    """The step lists with every ``elemwise_add`` whose output only the relu right after it
+    reads fused with it: forward where the two steps are next to each other, backward
+    where their backward steps are (and the relu's input gradient is written by the relu
+    alone and read by the addition alone).
+
+    Parameters and return value as :func:`fuse_batchnorm_relu`.
+    """
+    readers = _readers(nodes, heads)
+    forward_pairs = {}          # id(relu node) -> the addition's forward step
+    for before, step in zip(forward_steps, forward_steps[1:]):
+        add, node = before[0], before[-1]
+        child, index = step[-1].inputs[0] if step[-1].inputs else (None, None)
+        if (_is_relu(step[0]) and isinstance(add, ElemwiseBinary)
+                and add.name == 'elemwise_add' and child is node and index == 0
+                and readers[(id(node), 0)] == 1):
+            forward_pairs[id(step[-1])] = before
+    if not forward_pairs:
+        return forward_steps, backward_steps
+    backward_pairs = {}         # id(relu node) -> the addition's backward step
+    for step, after in zip(backward_steps, backward_steps[1:]):
+        before = forward_pairs.get(id(step[-1]))
+        if (before is not None and after[-1] is before[-1] and step[1][0] == 'write'
+                and after[2][0] is step[5][0]):
+            backward_pairs[id(step[-1])] = after
+
+    new_forward, fused = [], {id(before[-1]) for before in forward_pairs.values()}
+    for step in forward_steps:
+        if id(step[-1]) in fused:
+            continue                            # runs with its relu, the next step
+        before = forward_pairs.get(id(step[-1]))
+        if before is None:
+            new_forward.append(step)
+        else:
+            new_forward.append((_AddReluForward(before[0], step[0]), step[1], before[2],
+                                step[3], before[4], step[-1]))
+    new_backward, fused = [], {id(after[-1]) for after in backward_pairs.values()}
+    for step in backward_steps:
+        if id(step[-1]) in fused:
+            continue                            # ran with its relu, the step before
+        after = backward_pairs.get(id(step[-1]))
+        if after is None:
+            new_backward.append(step)
+        else:
+            # (op, req, out_grad, ins, outs, in_grad, aux, node): the relu's output
+            # gradient and output; the addition's requests, inputs and input gradients
+            new_backward.append((_AddReluBackward(after[0], step[0]), after[1], step[2],
+                                 after[3], step[4], after[5], after[6], after[-1]))
+    return new_forward, new_backward
+
+
+def fuse(forward_steps, backward_steps, nodes, heads):
+    """Both fusions (:func:`fuse_batchnorm_relu`, :func:`fuse_add_relu`)."""
+    forward_steps, backward_steps = fuse_batchnorm_relu(forward_steps, backward_steps,
+                                                        nodes, heads)
+    return fuse_add_relu(forward_steps, backward_steps, nodes, heads)

@@ -6,13 +6,15 @@ values per call. These loops split contiguous arrays into blocks over numba's th
 (:mod:`symmod.threads` sizes them to the machine's load: one on a busy machine). Each
 output element is computed alone, so the result is numpy's at any thread count. (relu,
 the other large elementwise pass of such networks, is :func:`special.relu_forward`.)
+:func:`add_relu` and :func:`relu_grad_pair` are a residual addition fused with the relu
+that alone reads it (``executor/fusion.py``).
 """
 import numba
 import numpy as np
 
 from .special import BLOCK, PARALLEL_MIN
 
-__all__ = ['add', 'copy']
+__all__ = ['add', 'copy', 'add_relu', 'relu_grad_pair']
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
@@ -61,3 +63,71 @@ def copy(src, out):
     else:
         np.copyto(out, src)
     return out
+
+
+@numba.njit(cache=True, nogil=True, error_model='numpy')
+def _add_relu_range(a, b, out, lo, hi):
+    a, b, out = a[lo:hi], b[lo:hi], out[lo:hi]
+    zero = out.dtype.type(0)
+    for i in range(a.size):
+        v = a[i] + b[i]
+        out[i] = v if v > 0 or v != v else zero     # NaN stays, as relu's
+
+
+@numba.njit(cache=True, nogil=True, error_model='numpy', parallel=True)
+def _add_relu_blocks(a, b, out):
+    for k in numba.prange(-(-a.size // BLOCK)):
+        _add_relu_range(a, b, out, k * BLOCK, min(a.size, (k + 1) * BLOCK))
+
+
+def add_relu(a, b, out):
+    """``out = max(a + b, 0)``, NaN kept (``out`` may be ``a``'s or ``b``'s memory)."""
+    if _blockwise(out, a, b):
+        _add_relu_blocks(a.reshape(-1), b.reshape(-1), out.reshape(-1))
+        return out
+    np.add(a, b, out=out)
+    return np.maximum(out, 0, out=out)      # numpy's maximum keeps NaN too
+
+
+@numba.njit(cache=True, nogil=True, error_model='numpy')
+def _relu_grad_pair_range(dz, z, da, db, mode_a, mode_b, lo, hi):
+    zero = dz.dtype.type(0)
+    for i in range(lo, hi):
+        g = dz[i] if z[i] > 0 else zero
+        # mode: 0 null, 1 write, 2 add; one element at a time, so that da and db may be
+        # one array (an input added to itself)
+        if mode_a == 1:
+            da[i] = g
+        elif mode_a == 2:
+            da[i] += g
+        if mode_b == 1:
+            db[i] = g
+        elif mode_b == 2:
+            db[i] += g
+
+
+@numba.njit(cache=True, nogil=True, error_model='numpy', parallel=True)
+def _relu_grad_pair_blocks(dz, z, da, db, mode_a, mode_b):
+    for k in numba.prange(-(-dz.size // BLOCK)):
+        _relu_grad_pair_range(dz, z, da, db, mode_a, mode_b, k * BLOCK,
+                              min(dz.size, (k + 1) * BLOCK))
+
+
+_MODES = {'null': 0, 'write': 1, 'add': 2}
+
+
+def relu_grad_pair(dz, z, da, db, req_a, req_b):
+    """Both input gradients of ``relu(a + b)``: ``da (req_a)= dz * (z > 0)`` and the same
+    into ``db`` (``req``: 'null', 'write' or 'add'; ``da`` and ``db`` may be one array)."""
+    # a 'null' gradient's array (the plan's sink) is not touched: dz stands in for it
+    da, db = (da if req_a != 'null' else dz), (db if req_b != 'null' else dz)
+    if _blockwise(dz, z, da, db):
+        _relu_grad_pair_blocks(dz.reshape(-1), z.reshape(-1), da.reshape(-1), db.reshape(-1),
+                               _MODES[req_a], _MODES[req_b])
+        return
+    g = np.where(z > 0, dz, np.zeros((), dz.dtype))
+    for dst, req in ((da, req_a), (db, req_b)):
+        if req == 'write':
+            np.copyto(dst, g)
+        elif req == 'add':
+            dst += g

@@ -25,7 +25,10 @@ from numba import prange
 __all__ = ['supports', 'moments', 'affine', 'grad_sums', 'grad_affine', 'relu_grad_sums',
            'relu_grad_affine']
 
-_jit = dict(cache=True, nogil=True, error_model='numpy', parallel=True, fastmath=True)
+# fast math without 'nnan' / 'ninf': the sums may be reordered (vectorized), but NaN
+# tests (the fused relu keeps NaN) are not optimized away
+_FAST = {'reassoc', 'contract', 'arcp', 'nsz', 'afn'}
+_jit = dict(cache=True, nogil=True, error_model='numpy', parallel=True, fastmath=_FAST)
 
 
 def supports(*arrays):
@@ -65,7 +68,8 @@ def affine(x, mean, scale, shift, out, add, relu=False):
             dst = out[o, c]
             if relu:
                 for i in range(inner):
-                    dst[i] = max((src[i] - m) * a + b, zero)
+                    v = (src[i] - m) * a + b
+                    dst[i] = v if v > 0 or v != v else zero     # NaN stays, as relu's
             elif add:
                 for i in range(inner):
                     dst[i] += (src[i] - m) * a + b

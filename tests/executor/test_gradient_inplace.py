@@ -47,7 +47,8 @@ def _gradients(net, dtype, seed=0):
 
 
 def _add_steps(exe):
-    return [s for s in exe._backward_steps if s[0].name == 'elemwise_add']
+    # the plan's steps (the executor may run an addition fused with its relu)
+    return [s for s in exe._plan.backward_steps if s[0].name == 'elemwise_add']
 
 
 @pytest.mark.parametrize('dtype', [np.float32, np.float64])

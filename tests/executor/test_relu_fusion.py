@@ -1,5 +1,6 @@
-"""BatchNorm fused with the relu that alone reads it (symmod/executor/fusion.py): which
-pairs fuse, and that the fused steps give the bits of the operators run one by one."""
+"""BatchNorm, and residual additions, fused with the relu that alone reads them
+(symmod/executor/fusion.py): which pairs fuse, and that the fused steps give what the
+operators run one by one give."""
 import numpy as np
 import pytest
 
@@ -52,11 +53,17 @@ def _run(ex, fused, is_train=True):
 
 def test_pairs_that_fuse():
     ex = _bind(_residual_net())
-    # stem and b1 BatchNorms fuse with their relus; b2's BatchNorm feeds the add instead
-    assert len(ex._plan.forward_steps) - len(ex._forward_steps) == 2
-    assert len(ex._plan.backward_steps) - len(ex._backward_steps) == 2
-    fused = [s[-1].name for s in ex._forward_steps if type(s[0]).__name__ == '_FusedForward']
-    assert sorted(fused) == ['b1_bn', 'stem_bn']
+    # stem and b1 BatchNorms fuse with their relus; b2's BatchNorm feeds the addition,
+    # which fuses with out_relu
+    assert len(ex._plan.forward_steps) - len(ex._forward_steps) == 3
+    assert len(ex._plan.backward_steps) - len(ex._backward_steps) == 3
+    kinds = {s[-1].name: type(s[0]).__name__ for s in ex._forward_steps}
+    assert kinds['b1_bn'] == kinds['stem_bn'] == '_FusedForward'
+    assert kinds['out_relu'] == '_AddReluForward'
+    assert 'b1_relu' not in kinds and 'stem_relu' not in kinds
+    backward = {s[-1].name: type(s[0]).__name__ for s in ex._backward_steps}
+    assert backward['b1_bn'] == backward['stem_bn'] == '_FusedBackward'
+    assert '_AddReluBackward' in backward.values() and 'out_relu' not in backward
 
 
 @pytest.mark.parametrize('dtype', [np.float32, np.float64, np.float16])
@@ -127,7 +134,7 @@ def test_module_fit_matches_unfused(monkeypatch):
 
     def train(fuse):
         if not fuse:
-            monkeypatch.setattr(executor_module, 'fuse_batchnorm_relu',
+            monkeypatch.setattr(executor_module, '_fuse',
                                 lambda fwd, bwd, nodes, heads: (fwd, bwd))
         rng = np.random.default_rng(1)
         x = rng.standard_normal((8, 2, 6, 5)).astype(np.float32)
@@ -142,3 +149,57 @@ def test_module_fit_matches_unfused(monkeypatch):
     fused, plain = train(True), train(False)
     for name in fused:
         assert_almost_equal(fused[name], plain[name], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize('req', ['write', 'add', 'null'])
+def test_add_relu_gradients(req):
+    # relu(a + a) (both input gradients one array), relu(a + b) with b's gradient under
+    # each request, large enough for the numba block loops
+    shape = (2, 3, 100, 120)
+    rng = np.random.default_rng(2)
+    a, b = mx.sym.Variable('a'), mx.sym.Variable('b')
+    for sym, names in ((mx.sym.relu(a + a), ['a']), (mx.sym.relu(a + b), ['a', 'b'])):
+        sym = mx.sym.make_loss(sym * mx.sym.Variable('w'))
+        values = {n: rng.standard_normal(shape).astype(np.float32) for n in names + ['w']}
+        reqs = {n: ('write' if n != 'b' else req) for n in names}
+        reqs['w'] = 'null'
+        results = []
+        for fused in (True, False):
+            ex = sym.bind(mx.cpu(), args={k: mx.nd.array(v) for k, v in values.items()},
+                          args_grad={n: mx.nd.ones(shape) for n in names},
+                          grad_req=reqs)
+            assert (len(ex._forward_steps) < len(ex._plan.forward_steps)) is True
+            results.append(_run(ex, fused)[1])
+        for name in names:
+            assert np.array_equal(results[0][name], results[1][name]), name
+        if req == 'null' and len(names) == 2:
+            assert np.array_equal(results[0]['b'], np.ones(shape, np.float32))
+
+
+def test_add_read_elsewhere_is_not_fused():
+    a, b = mx.sym.Variable('a'), mx.sym.Variable('b')
+    total = a + b
+    sym = mx.sym.make_loss(mx.sym.sum(mx.sym.relu(total) * total))
+    ex = sym.simple_bind(mx.cpu(), a=(2, 3), b=(2, 3))
+    assert len(ex._forward_steps) == len(ex._plan.forward_steps)
+
+
+def test_nan_passes_through_the_fused_relus():
+    ex = _bind(_residual_net())
+    ex.arg_dict['data'][0, 0, 0, 0] = np.nan
+    seen = {}
+    for fused in (True, False):
+        if not fused:
+            ex._forward_steps = ex._plan.forward_steps
+        ex.forward(is_train=True)
+        seen[fused] = ex.outputs[0].asnumpy()
+    assert np.isnan(seen[False]).any()
+    assert np.array_equal(seen[True], seen[False], equal_nan=True)
+
+
+def test_add_relu_kernel_keeps_nan():
+    from symmod.ops import elementwise_kernels
+    a = np.full(1 << 17, -1.0, np.float32)
+    a[[3, 70000]] = np.nan
+    out = elementwise_kernels.add_relu(a, np.zeros_like(a), np.empty_like(a))
+    assert np.isnan(out[[3, 70000]]).all() and (np.nan_to_num(out) == 0).all()
