@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import symmod as mx
+from symmod.ops import norm_kernels
 from symmod.test_utils import assert_almost_equal, check_numeric_gradient
 
 
@@ -25,8 +26,8 @@ def _residual_net():
     return mx.sym.SoftmaxOutput(out, name='softmax')
 
 
-def _bind(sym, dtype=np.float32, grad_req='write', seed=0):
-    ex = sym.simple_bind(mx.cpu(), data=(4, 2, 6, 5), softmax_label=(4,),
+def _bind(sym, dtype=np.float32, grad_req='write', seed=0, batch=4):
+    ex = sym.simple_bind(mx.cpu(), data=(batch, 2, 6, 5), softmax_label=(batch,),
                          type_dict={'data': dtype}, grad_req=grad_req)
     rng = np.random.default_rng(seed)
     for name, array in ex.arg_dict.items():
@@ -68,8 +69,11 @@ def test_pairs_that_fuse():
 
 @pytest.mark.parametrize('dtype', [np.float32, np.float64, np.float16])
 @pytest.mark.parametrize('grad_req', ['write', 'add'])
-def test_fused_steps_match_the_operators_one_by_one(dtype, grad_req):
-    results = [_run(_bind(_residual_net(), dtype, grad_req), fused) for fused in (True, False)]
+@pytest.mark.parametrize('batch', [4, 2 * norm_kernels.GROUP + 1],
+                         ids=['channel-split', 'sample-split'])
+def test_fused_steps_match_the_operators_one_by_one(dtype, grad_req, batch):
+    results = [_run(_bind(_residual_net(), dtype, grad_req, batch=batch), fused)
+               for fused in (True, False)]
     (out_f, grads_f, aux_f), (out_p, grads_p, aux_p) = results
     # forward: the same arithmetic, the same bits
     for a, b in zip(out_f, out_p):
@@ -111,13 +115,15 @@ def test_monitor_sees_the_batchnorm_output_before_the_relu():
     assert np.array_equal(relu_out, np.maximum(bn_out, 0))
 
 
-def test_fused_numeric_gradient():
+@pytest.mark.parametrize('batch', [3, 2 * norm_kernels.GROUP + 1],
+                         ids=['channel-split', 'sample-split'])
+def test_fused_numeric_gradient(batch):
     data = mx.sym.Variable('data')
     conv = mx.sym.Convolution(data, kernel=(1, 1), num_filter=3, name='conv')
     bn = mx.sym.BatchNorm(conv, fix_gamma=False, eps=1e-3, name='bn')
     sym = mx.sym.Activation(bn, act_type='relu')
     rng = np.random.default_rng(4)
-    x = rng.standard_normal((3, 2, 3, 4))
+    x = rng.standard_normal((batch, 2, 3, 4))
     ex = sym.simple_bind(mx.cpu(), data=x.shape)
     assert len(ex._forward_steps) < len(ex._plan.forward_steps)
     check_numeric_gradient(sym, {'data': x, 'conv_weight': rng.standard_normal((3, 2, 1, 1)),

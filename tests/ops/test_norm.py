@@ -5,7 +5,7 @@ import pytest
 
 import symmod as mx
 from symmod.base import MXNetError
-from symmod.ops import registry
+from symmod.ops import norm_kernels, registry
 from symmod.test_utils import assert_almost_equal, check_numeric_gradient
 
 from nn_reference import cases, run_case
@@ -38,7 +38,7 @@ def _bind(sym, x, gamma, beta, mean, var, dtype=np.float64):
 
 @pytest.mark.parametrize('dtype', [np.float32, np.float64])
 @pytest.mark.parametrize('shape,axis', [((4, 3, 2, 2), 1), ((5, 4), 1), ((3, 4, 2), -1),
-                                        ((3, 4, 2), 0)])
+                                        ((3, 4, 2), 0), ((19, 3, 2, 5), 1), ((17, 4), 1)])
 def test_batchnorm_training_forward(shape, axis, dtype):
     x = (np.random.randn(*shape) * 2 + 1).astype(dtype)
     c = shape[axis]
@@ -127,8 +127,10 @@ def test_batchnorm_fix_gamma_sets_gamma_and_zero_gradient():
 @pytest.mark.parametrize('params', [dict(fix_gamma=False), dict(fix_gamma=True),
                                     dict(fix_gamma=False, axis=-1),
                                     dict(fix_gamma=False, use_global_stats=True)])
-def test_batchnorm_numeric_gradient(params):
-    shape = (4, 3, 2) if params.get('axis') is None else (3, 2, 4)
+@pytest.mark.parametrize('batch', [4, 2 * norm_kernels.GROUP + 1],
+                         ids=['channel-split', 'sample-split'])
+def test_batchnorm_numeric_gradient(params, batch):
+    shape = (batch, 3, 2) if params.get('axis') is None else (batch, 2, 3)
     c = shape[params.get('axis', 1)]
     sym = mx.sym.BatchNorm(mx.sym.Variable('data'), name='bn', **params)
     location = [np.random.randn(*shape), np.random.rand(c) + 0.5, np.random.randn(c)]
@@ -137,8 +139,10 @@ def test_batchnorm_numeric_gradient(params):
                            atol=1e-8, dtype=np.float64)
 
 
-def test_batchnorm_backward_add_accumulates():
-    x = np.random.randn(4, 3, 2)
+@pytest.mark.parametrize('batch', [4, 2 * norm_kernels.GROUP + 1],
+                         ids=['channel-split', 'sample-split'])
+def test_batchnorm_backward_add_accumulates(batch):
+    x = np.random.randn(batch, 3, 2)
     dy = np.random.randn(*x.shape)
     sym = mx.sym.BatchNorm(mx.sym.Variable('data'), fix_gamma=False, name='bn')
     grads = {}
@@ -196,17 +200,20 @@ def test_batchnorm_float16_and_errors():
 
 
 @pytest.mark.parametrize('dtype', [np.float32, np.float64])
-def test_batchnorm_bits_do_not_depend_on_the_thread_count(dtype, monkeypatch):
-    """Each channel's sums run on one thread in a fixed order (norm_kernels.py), so the
-    training forward, the moving statistics and every gradient are the same bits at one
-    and at two threads (symmod's width fixed at each: the executor sizes numba's threads
-    to it)."""
+@pytest.mark.parametrize('batch', [8, 2 * norm_kernels.GROUP + 5],
+                         ids=['channel-split', 'sample-split'])
+def test_batchnorm_bits_do_not_depend_on_the_thread_count(dtype, batch, monkeypatch):
+    """The sums run in an order fixed by the shape (norm_kernels.py: each channel on one
+    thread for small batches; per group of samples, the groups in order, for larger
+    ones), so the training forward, the moving statistics and every gradient are the same
+    bits at one and at two threads (symmod's width fixed at each: the executor sizes
+    numba's threads to it)."""
     import numba
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip('numba has one thread here')
     monkeypatch.setattr(mx.threads._STATE, 'adaptive', False)
     rng = np.random.RandomState(5)
-    x = rng.standard_normal((8, 6, 12, 10)).astype(dtype) * 3 + 1
+    x = rng.standard_normal((batch, 6, 12, 10)).astype(dtype) * 3 + 1
     head = rng.standard_normal(x.shape).astype(dtype)
     sym = mx.sym.BatchNorm(mx.sym.var('data'), fix_gamma=False, name='bn')
 
