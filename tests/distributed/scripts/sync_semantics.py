@@ -2,6 +2,7 @@
 compression, states, mismatched rounds. Each rank saves what it saw to rank<r>.npz."""
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 import numpy as np  # noqa: E402
@@ -89,10 +90,13 @@ for step in (50, 51, 52):
 
 # small repeated rounds run as one compiled call each (shared_round.py): one key in
 # place, one key pulled into an output (float64), two keys in place
-compiled = []
-start_round = shared_round.start
+compiled, finished_late = [], []
+start_round, finish_round = shared_round.start, shared_round.finish
 shared_round.start = lambda plan, number: (compiled.append(number),
                                            start_round(plan, number))[1]
+# a round whose peers come later than its spin waits in Python, then finishes
+shared_round.finish = lambda plan, number: (finished_late.append(number),
+                                            finish_round(plan, number))[1]
 skv = mx.kv.create('dist_sync')
 small = {'s1': ((5,), 'float32'), 's2': ((3, 4), 'float64'), 's3': ((2,), 'float32'),
          's4': ((6,), 'float32')}
@@ -108,10 +112,13 @@ for keys, call, results in calls:     # a call repeats the one before it from st
         for k in keys:
             sh = small[k][0]
             sarr[k][:] = np.arange(np.prod(sh)).reshape(sh) * (r + 1) * (step + 1)
+        if step == 2 and r == 0:
+            time.sleep(0.2)     # the other ranks wait longer than their spin
         call()
         for k, res in results.items():
             saved['small_%s_%d' % (k, step)] = res.asnumpy()
-shared_round.start = start_round
+shared_round.start, shared_round.finish = start_round, finish_round
+saved['small_finished_late'] = np.array(len(finished_late))
 for k, (sh, dt) in small.items():
     sarr[k][:] = -1
     saved['small_pull_%s' % k] = (lambda o: (skv.pull(k, out=o), o.asnumpy())[1])(
