@@ -212,13 +212,13 @@ def test_serial_blas_leaves_blas_at_one_thread_until_the_next_apply(budget_state
     assert threads.info()['blas'] == 2
 
 
-@pytest.mark.parametrize('kernel, stride, channels', [
-    ((3, 3), (1, 1), 32),       # Winograd products
-    ((3, 3), (2, 2), 8),        # im2col and GEMM
-    ((1, 1), (2, 2), 8),        # pointwise products
+@pytest.mark.parametrize('kernel, stride, pad, channels', [
+    ((3, 3), (1, 1), (1, 1), 32),       # Winograd products
+    ((3, 3), (2, 2), (0, 0), 8),        # im2col and GEMM (padded ones: conv_strided.py)
+    ((1, 1), (2, 2), (0, 0), 8),        # pointwise products
 ])
 def test_convolution_products_run_blas_at_one_thread(budget_state, monkeypatch, kernel,
-                                                     stride, channels):
+                                                     stride, pad, channels):
     # spinning BLAS threads took the cores from the convolutions' numba loops
     from symmod.ops import common, conv, conv_pointwise, conv_winograd
     budget_state.adaptive = False
@@ -229,7 +229,6 @@ def test_convolution_products_run_blas_at_one_thread(budget_state, monkeypatch, 
         seen.append(tuple(_blas_threads()))
         return real(*args, **kwargs)
 
-    pad = (kernel[0] // 2,) * 2
     sym = mx.sym.Convolution(mx.sym.Variable('data'), kernel=kernel, stride=stride, pad=pad,
                              num_filter=channels, no_bias=True)
     exe = sym.simple_bind(mx.cpu(), data=(2, channels, 8, 8))

@@ -18,7 +18,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .. import threads as _threads
 from ..base import MXNetError, parse_bool, parse_int, parse_optional, parse_tuple
-from . import conv_direct, conv_pointwise, conv_winograd, thread_split
+from . import conv_direct, conv_pointwise, conv_strided, conv_winograd, thread_split
 from .common import choice, expect_shape, matmul_into, scratch, store_from
 from .registry import Operator, Param, ShapeError, register, unify
 from .channel_last import ChannelLast
@@ -341,7 +341,7 @@ def _split_matmul(out, a, b, req):
 
 
 # the 3x3 kernels of Convolution._path's choices
-_KERNELS = {'direct': conv_direct, 'winograd': conv_winograd}
+_KERNELS = {'direct': conv_direct, 'winograd': conv_winograd, 'strided': conv_strided}
 
 
 # ---- Convolution --------------------------------------------------------------------------
@@ -421,8 +421,12 @@ class _Convolution(_FilterOperator):
 
     def _path(self, x):
         """Which kernels compute this node: 'direct' (3x3, ``conv_direct.py``),
-        'winograd' (3x3 with many channels, ``conv_winograd.py``), 'pointwise' (1x1,
-        ``conv_pointwise.py``) or None (im2col and GEMM)."""
+        'winograd' (3x3 with many channels, ``conv_winograd.py``), 'strided' (3x3 stride
+        2, ``conv_strided.py``), 'pointwise' (1x1, ``conv_pointwise.py``) or None (im2col
+        and GEMM)."""
+        if x.ndim == 4 and conv_strided.supports(self.kernel, self.strides, self.dilates,
+                                                 self.pads, self.num_group, x.dtype):
+            return 'strided'
         if x.ndim == 4 and conv_direct.supports(self.kernel, self.strides, self.dilates,
                                                 self.pads, self.num_group, x.dtype):
             if conv_winograd.preferred(x.shape[1], self.num_filter, x.dtype):
