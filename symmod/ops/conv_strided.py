@@ -11,7 +11,8 @@ unit-stride loads and one vectorizable loop covers a chunk of samples.
 
 * forward: ``out[n, k] = sum_c sum_taps w[k, c, i, j] * P_c[i % 2, j % 2][p + offset]``;
 * data gradient: the adjoint, gathered per phase from the flat output gradient (padded
-  in front by ``Wp + 1`` and zero in the dropped positions), then re-interleaved;
+  in front by ``Wp + 1`` and zero in the dropped positions), two channels and four
+  filters a pass, then re-interleaved;
 * weight gradient: nine dot products per (k, c) between the flat output gradient and
   the shifted phases.
 
@@ -152,18 +153,16 @@ def forward(x, w, out, add=False):
 
 
 @numba.njit(**_jit)
-def _phase_grads(d, g, k, wp, span, w, c):
+def _phase_grads(d, r, g, k, wp, span, w, c):
     """Add filter ``k``'s share (weight ``w[k, c]``) of its output-gradient row ``g[k]``
-    (padded in front by ``wp + 1``) to channel ``c``'s four phase gradients ``d``."""
+    (padded in front by ``wp + 1``) to channel ``c``'s four phase gradients, rows
+    ``r`` to ``r + 3`` of ``d``."""
     t = w[k, c]
     a0, a1, a2 = t[0, 0], t[0, 1], t[0, 2]
     a3, a4, a5 = t[1, 0], t[1, 1], t[1, 2]
     a6, a7, a8 = t[2, 0], t[2, 1], t[2, 2]
-    d00, d01, d10, d11 = d[0], d[1], d[2], d[3]
-    h0 = g[k][0:span]
-    h1 = g[k][1:span + 1]
-    h2 = g[k][wp:wp + span]
-    h3 = g[k][wp + 1:wp + 1 + span]
+    d00, d01, d10, d11 = d[r], d[r + 1], d[r + 2], d[r + 3]
+    h0, h1, h2, h3 = _shifts(g[k], wp, span)
     for p in range(span):
         y0, y1, y2, y3 = h0[p], h1[p], h2[p], h3[p]
         d00[p] += a0 * y3 + a2 * y2 + a6 * y1 + a8 * y0
@@ -173,52 +172,72 @@ def _phase_grads(d, g, k, wp, span, w, c):
 
 
 @numba.njit(**_jit)
-def _phase_grads4(d, g, k, wp, span, w, c):
-    """:func:`_phase_grads` for filters ``k`` to ``k + 3`` in one pass over ``d``."""
-    t, u, r, z = w[k, c], w[k + 1, c], w[k + 2, c], w[k + 3, c]
-    a0, a1, a2, a3, a4, a5, a6, a7, a8 = (t[0, 0], t[0, 1], t[0, 2], t[1, 0], t[1, 1],
-                                          t[1, 2], t[2, 0], t[2, 1], t[2, 2])
-    b0, b1, b2, b3, b4, b5, b6, b7, b8 = (u[0, 0], u[0, 1], u[0, 2], u[1, 0], u[1, 1],
-                                          u[1, 2], u[2, 0], u[2, 1], u[2, 2])
-    c0, c1, c2, c3, c4, c5, c6, c7, c8 = (r[0, 0], r[0, 1], r[0, 2], r[1, 0], r[1, 1],
-                                          r[1, 2], r[2, 0], r[2, 1], r[2, 2])
-    e0, e1, e2, e3, e4, e5, e6, e7, e8 = (z[0, 0], z[0, 1], z[0, 2], z[1, 0], z[1, 1],
-                                          z[1, 2], z[2, 0], z[2, 1], z[2, 2])
-    # each row at the four shifts the taps read (slices, so that the loops index by p
-    # alone and vectorize)
-    ga0, ga1, ga2, ga3 = (g[k][0:span], g[k][1:span + 1], g[k][wp:wp + span],
-                          g[k][wp + 1:wp + 1 + span])
-    gb0, gb1, gb2, gb3 = (g[k + 1][0:span], g[k + 1][1:span + 1], g[k + 1][wp:wp + span],
-                          g[k + 1][wp + 1:wp + 1 + span])
-    gc0, gc1, gc2, gc3 = (g[k + 2][0:span], g[k + 2][1:span + 1], g[k + 2][wp:wp + span],
-                          g[k + 2][wp + 1:wp + 1 + span])
-    gd0, gd1, gd2, gd3 = (g[k + 3][0:span], g[k + 3][1:span + 1], g[k + 3][wp:wp + span],
-                          g[k + 3][wp + 1:wp + 1 + span])
-    d00, d01, d10, d11 = d[0], d[1], d[2], d[3]
-    for p in range(span):
-        d00[p] += (a0 * ga3[p] + a2 * ga2[p] + a6 * ga1[p] + a8 * ga0[p]
-                   + b0 * gb3[p] + b2 * gb2[p] + b6 * gb1[p] + b8 * gb0[p]
-                   + c0 * gc3[p] + c2 * gc2[p] + c6 * gc1[p] + c8 * gc0[p]
-                   + e0 * gd3[p] + e2 * gd2[p] + e6 * gd1[p] + e8 * gd0[p])
-        d01[p] += (a1 * ga3[p] + a7 * ga1[p] + b1 * gb3[p] + b7 * gb1[p]
-                   + c1 * gc3[p] + c7 * gc1[p] + e1 * gd3[p] + e7 * gd1[p])
-        d10[p] += (a3 * ga3[p] + a5 * ga2[p] + b3 * gb3[p] + b5 * gb2[p]
-                   + c3 * gc3[p] + c5 * gc2[p] + e3 * gd3[p] + e5 * gd2[p])
-        d11[p] += a4 * ga3[p] + b4 * gb3[p] + c4 * gc3[p] + e4 * gd3[p]
+def _shifts(row, wp, span):
+    """``row`` at the four shifts the taps read (slices, so that loops index by p alone
+    and vectorize: an index like ``p + wp`` goes through numba's negative-index check)."""
+    return row[0:span], row[1:span + 1], row[wp:wp + span], row[wp + 1:wp + 1 + span]
 
 
 @numba.njit(**_jit)
-def _unpack_phases(d, dx, c, first, s, wp, ps, add):
-    """Re-interleave the phase gradients ``d`` (rows 0-3) of sample ``s`` of the chunk
-    into ``dx[first + s, c]`` (with ``add``: added to it)."""
+def _phase_grads_pair(d, g, k, wp, span, w, c):
+    """:func:`_phase_grads` for filters ``k`` to ``k + 3`` and channels ``c`` (rows 0-3)
+    and ``c + 1`` (rows 4-7), one pass per phase: two output streams a loop, which
+    share the loads of the output gradient."""
+    t, u, r, z = w[k, c], w[k + 1, c], w[k + 2, c], w[k + 3, c]
+    T, U, R, Z = w[k, c + 1], w[k + 1, c + 1], w[k + 2, c + 1], w[k + 3, c + 1]
+    ga0, ga1, ga2, ga3 = _shifts(g[k], wp, span)
+    gb0, gb1, gb2, gb3 = _shifts(g[k + 1], wp, span)
+    gc0, gc1, gc2, gc3 = _shifts(g[k + 2], wp, span)
+    gd0, gd1, gd2, gd3 = _shifts(g[k + 3], wp, span)
+    o, O = d[0], d[4]
+    for p in range(span):
+        y0, y1, y2, y3 = ga0[p], ga1[p], ga2[p], ga3[p]
+        v0, v1, v2, v3 = gb0[p], gb1[p], gb2[p], gb3[p]
+        x0, x1, x2, x3 = gc0[p], gc1[p], gc2[p], gc3[p]
+        z0, z1, z2, z3 = gd0[p], gd1[p], gd2[p], gd3[p]
+        o[p] += (t[0, 0] * y3 + t[0, 2] * y2 + t[2, 0] * y1 + t[2, 2] * y0
+                 + u[0, 0] * v3 + u[0, 2] * v2 + u[2, 0] * v1 + u[2, 2] * v0
+                 + r[0, 0] * x3 + r[0, 2] * x2 + r[2, 0] * x1 + r[2, 2] * x0
+                 + z[0, 0] * z3 + z[0, 2] * z2 + z[2, 0] * z1 + z[2, 2] * z0)
+        O[p] += (T[0, 0] * y3 + T[0, 2] * y2 + T[2, 0] * y1 + T[2, 2] * y0
+                 + U[0, 0] * v3 + U[0, 2] * v2 + U[2, 0] * v1 + U[2, 2] * v0
+                 + R[0, 0] * x3 + R[0, 2] * x2 + R[2, 0] * x1 + R[2, 2] * x0
+                 + Z[0, 0] * z3 + Z[0, 2] * z2 + Z[2, 0] * z1 + Z[2, 2] * z0)
+    o, O = d[1], d[5]
+    for p in range(span):
+        y1, y3, v1, v3 = ga1[p], ga3[p], gb1[p], gb3[p]
+        x1, x3, z1, z3 = gc1[p], gc3[p], gd1[p], gd3[p]
+        o[p] += (t[0, 1] * y3 + t[2, 1] * y1 + u[0, 1] * v3 + u[2, 1] * v1
+                 + r[0, 1] * x3 + r[2, 1] * x1 + z[0, 1] * z3 + z[2, 1] * z1)
+        O[p] += (T[0, 1] * y3 + T[2, 1] * y1 + U[0, 1] * v3 + U[2, 1] * v1
+                 + R[0, 1] * x3 + R[2, 1] * x1 + Z[0, 1] * z3 + Z[2, 1] * z1)
+    o, O = d[2], d[6]
+    for p in range(span):
+        y2, y3, v2, v3 = ga2[p], ga3[p], gb2[p], gb3[p]
+        x2, x3, z2, z3 = gc2[p], gc3[p], gd2[p], gd3[p]
+        o[p] += (t[1, 0] * y3 + t[1, 2] * y2 + u[1, 0] * v3 + u[1, 2] * v2
+                 + r[1, 0] * x3 + r[1, 2] * x2 + z[1, 0] * z3 + z[1, 2] * z2)
+        O[p] += (T[1, 0] * y3 + T[1, 2] * y2 + U[1, 0] * v3 + U[1, 2] * v2
+                 + R[1, 0] * x3 + R[1, 2] * x2 + Z[1, 0] * z3 + Z[1, 2] * z2)
+    o, O = d[3], d[7]
+    for p in range(span):
+        y3, v3, x3, z3 = ga3[p], gb3[p], gc3[p], gd3[p]
+        o[p] += t[1, 1] * y3 + u[1, 1] * v3 + r[1, 1] * x3 + z[1, 1] * z3
+        O[p] += T[1, 1] * y3 + U[1, 1] * v3 + R[1, 1] * x3 + Z[1, 1] * z3
+
+
+@numba.njit(**_jit)
+def _unpack_phases(d, r, dx, c, first, s, wp, ps, add):
+    """Re-interleave the phase gradients in rows ``r`` to ``r + 3`` of ``d`` for sample
+    ``s`` of the chunk into ``dx[first + s, c]`` (with ``add``: added to it)."""
     height, width = dx.shape[2], dx.shape[3]
     dst = dx[first + s, c]
     for h in range(height):
         a = (h + 1) % 2
         base = s * ps + ((h + 1) // 2) * wp
         line = dst[h]
-        even = d[2 * a][base + 1:base + 1 + width // 2]
-        odd = d[2 * a + 1][base:base + (width + 1) // 2]
+        even = d[r + 2 * a][base + 1:base + 1 + width // 2]
+        odd = d[r + 2 * a + 1][base:base + (width + 1) // 2]
         if add:
             for v in range(width // 2):
                 line[2 * v] += odd[v]
@@ -236,20 +255,26 @@ def _unpack_phases(d, dx, c, first, s, wp, ps, add):
 @numba.njit(parallel=True, **_jit)
 def _data_grad_chunks(dy, w, dx, add, wp, ps, per_chunk, chunks, length):
     filters, channels = w.shape[0], w.shape[1]
+    quads = filters - filters % 4
     for chunk in prange(chunks):
         g = np.zeros((filters, length), dy.dtype)
-        d = np.empty((4, length), dy.dtype)
+        d = np.empty((8, length), dy.dtype)
         first = chunk * per_chunk
         samples = _pack(dy, first, per_chunk, g, wp, ps)
         span = _round_up(samples * ps)
-        for c in range(channels):
+        for c in range(0, channels, 2):
+            pair = c + 1 < channels
             d[:, :span] = 0
-            for k in range(0, filters - 3, 4):
-                _phase_grads4(d, g, k, wp, span, w, c)
-            for k in range(filters - filters % 4, filters):
-                _phase_grads(d, g, k, wp, span, w, c)
+            for k in range(0, quads if pair else 0, 4):
+                _phase_grads_pair(d, g, k, wp, span, w, c)
+            for k in range(quads if pair else 0, filters):
+                _phase_grads(d, 0, g, k, wp, span, w, c)
+                if pair:
+                    _phase_grads(d, 4, g, k, wp, span, w, c + 1)
             for s in range(samples):
-                _unpack_phases(d, dx, c, first, s, wp, ps, add)
+                _unpack_phases(d, 0, dx, c, first, s, wp, ps, add)
+                if pair:
+                    _unpack_phases(d, 4, dx, c + 1, first, s, wp, ps, add)
 
 
 def backward_data(dy, w, dx, add=False):
