@@ -91,26 +91,64 @@ def add_relu(a, b, out):
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
 def _relu_grad_pair_range(dz, z, da, db, mode_a, mode_b, lo, hi):
+    dz, z, da, db = dz[lo:hi], z[lo:hi], da[lo:hi], db[lo:hi]
+    zero = dz.dtype.type(0)
+    # mode: 0 null, 1 write, 2 add; one loop per case, each without branches on the
+    # mode, so that it vectorizes (da, db are distinct memory here)
+    if mode_a == 1 and mode_b == 1:
+        for i in range(dz.size):
+            g = dz[i] if z[i] > 0 else zero
+            da[i] = g
+            db[i] = g
+    elif mode_a == 1 and mode_b == 2:
+        for i in range(dz.size):
+            g = dz[i] if z[i] > 0 else zero
+            da[i] = g
+            db[i] += g
+    elif mode_a == 2 and mode_b == 1:
+        for i in range(dz.size):
+            g = dz[i] if z[i] > 0 else zero
+            da[i] += g
+            db[i] = g
+    elif mode_a == 2 and mode_b == 2:
+        for i in range(dz.size):
+            g = dz[i] if z[i] > 0 else zero
+            da[i] += g
+            db[i] += g
+    elif mode_a + mode_b > 0:
+        one = da if mode_a else db
+        if mode_a + mode_b == 1:
+            for i in range(dz.size):
+                one[i] = dz[i] if z[i] > 0 else zero
+        else:
+            for i in range(dz.size):
+                one[i] += dz[i] if z[i] > 0 else zero
+
+
+@numba.njit(cache=True, nogil=True, error_model='numpy')
+def _relu_grad_shared_range(dz, z, d, mode_a, mode_b, lo, hi):
+    """Both gradients into one array ``d`` (an input added to itself), in order."""
     zero = dz.dtype.type(0)
     for i in range(lo, hi):
         g = dz[i] if z[i] > 0 else zero
-        # mode: 0 null, 1 write, 2 add; one element at a time, so that da and db may be
-        # one array (an input added to itself)
         if mode_a == 1:
-            da[i] = g
+            d[i] = g
         elif mode_a == 2:
-            da[i] += g
+            d[i] += g
         if mode_b == 1:
-            db[i] = g
+            d[i] = g
         elif mode_b == 2:
-            db[i] += g
+            d[i] += g
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy', parallel=True)
-def _relu_grad_pair_blocks(dz, z, da, db, mode_a, mode_b):
+def _relu_grad_pair_blocks(dz, z, da, db, mode_a, mode_b, shared):
     for k in numba.prange(-(-dz.size // BLOCK)):
-        _relu_grad_pair_range(dz, z, da, db, mode_a, mode_b, k * BLOCK,
-                              min(dz.size, (k + 1) * BLOCK))
+        lo, hi = k * BLOCK, min(dz.size, (k + 1) * BLOCK)
+        if shared:
+            _relu_grad_shared_range(dz, z, da, mode_a, mode_b, lo, hi)
+        else:
+            _relu_grad_pair_range(dz, z, da, db, mode_a, mode_b, lo, hi)
 
 
 _MODES = {'null': 0, 'write': 1, 'add': 2}
@@ -122,8 +160,9 @@ def relu_grad_pair(dz, z, da, db, req_a, req_b):
     # a 'null' gradient's array (the plan's sink) is not touched: dz stands in for it
     da, db = (da if req_a != 'null' else dz), (db if req_b != 'null' else dz)
     if _blockwise(dz, z, da, db):
+        shared = req_a != 'null' and req_b != 'null' and np.shares_memory(da, db)
         _relu_grad_pair_blocks(dz.reshape(-1), z.reshape(-1), da.reshape(-1), db.reshape(-1),
-                               _MODES[req_a], _MODES[req_b])
+                               _MODES[req_a], _MODES[req_b], shared)
         return
     g = np.where(z > 0, dz, np.zeros((), dz.dtype))
     for dst, req in ((da, req_a), (db, req_b)):

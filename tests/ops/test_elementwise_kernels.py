@@ -71,6 +71,29 @@ def test_elemwise_add_gradient_is_a_copy_unless_it_is_the_same_buffer():
     np.testing.assert_array_equal(grads[0], 2 * before)
 
 
+@pytest.mark.parametrize('size', SIZES)
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_relu_grad_pair_under_every_request(size, dtype, threads):
+    # both input gradients of relu(a + b): dz where z > 0 (NaN in dz kept), each stored
+    # as its request says; one array for both when an input is added to itself
+    dz, z = _data(size, dtype), RNG.standard_normal(size).astype(dtype)
+    g = np.where(z > 0, dz, 0).astype(dtype)
+    start_a, start_b = (RNG.standard_normal(size).astype(dtype) for _ in range(2))
+    store = {'null': lambda start: start, 'write': lambda start: g,
+             'add': lambda start: start + g}
+    for req_a in ('null', 'write', 'add'):
+        for req_b in ('null', 'write', 'add'):
+            da, db = start_a.copy(), start_b.copy()
+            kernels.relu_grad_pair(dz, z, da, db, req_a, req_b)
+            np.testing.assert_array_equal(da, store[req_a](start_a), err_msg=(req_a, req_b))
+            np.testing.assert_array_equal(db, store[req_b](start_b), err_msg=(req_a, req_b))
+            if 'null' in (req_a, req_b):
+                continue
+            both = start_a.copy()
+            kernels.relu_grad_pair(dz, z, both, both, req_a, req_b)
+            np.testing.assert_array_equal(both, store[req_b](store[req_a](start_a)))
+
+
 def test_other_arrays_take_numpys_path():
     x = RNG.standard_normal((300, 400)).astype(np.float32)
     view = x[:, ::2]                                  # not contiguous
