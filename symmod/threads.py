@@ -220,6 +220,14 @@ def _set_blas(n):
     state = _STATE
     if state.blas is None:
         try:
+            # scipy's OpenBLAS (what numba's np.dot calls): numba loads it at its first
+            # compile or cache load, after this first sizing, where threadpoolctl would
+            # not find it and it kept its default width; loaded now, it is sized with
+            # the others
+            import scipy.linalg.cython_blas  # noqa: F401
+        except ImportError:
+            pass
+        try:
             from threadpoolctl import ThreadpoolController
         except ImportError:         # not installed: BLAS keeps its own threads
             state.blas = ()
