@@ -16,7 +16,7 @@ unit-stride loads and one vectorizable loop covers a chunk of samples.
 * weight gradient: nine dot products per (k, c) between the flat output gradient and
   the shifted phases.
 
-Samples are split into the same fixed chunks as ``conv_direct.py`` (``prange``); the
+Samples are split into at most :data:`CHUNKS` fixed chunks run in a ``prange`` loop; the
 weight gradient sums per-chunk partials in chunk order, so its value does not depend on
 how many threads ran.
 """
@@ -24,9 +24,25 @@ import numba
 import numpy as np
 from numba import prange
 
-from .conv_direct import _add9, _jit, _layout, _pack, _round_up
+from .conv_direct import _add9, _jit, _pack, _round_up
 
 __all__ = ['supports', 'forward', 'backward_data', 'backward_weight']
+
+
+# samples are cut into at most this many chunks: fewer than conv_direct's, since the
+# phase planes of one sample are a quarter of its planes (longer loops run faster)
+CHUNKS = 4
+
+
+def _layout(batch, oh, ow):
+    """Phase-plane row width, per-sample stride, samples per chunk, chunks, and the
+    length of a chunk's flat planes (with the zero tail the loops read past the last
+    sample), for an ``oh`` x ``ow`` output."""
+    wp = ow + 1
+    ps = (oh + 1) * wp
+    per_chunk = -(-batch // min(batch, CHUNKS))
+    chunks = -(-batch // per_chunk)
+    return wp, ps, per_chunk, chunks, 2 * wp + 2 + _round_up(per_chunk * ps)
 
 
 def supports(kernel, strides, dilates, pads, groups, dtype):
