@@ -133,3 +133,21 @@ def test_only_3x3_stride_2_pad_1_convolutions_take_the_strided_kernels():
     assert not supports((3, 3), (2, 2), (1, 1), (1, 1), 2, np.float32)
     assert not supports((1, 1), (2, 2), (1, 1), (0, 0), 1, np.float32)
     assert not supports((3, 3), (2, 2), (1, 1), (1, 1), 1, np.float16)
+
+
+@pytest.mark.parametrize('strides', [(2, 2), (2, 3), (3, 1)])
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_pointwise_strided_copies_match_numpy_slicing(strides, dtype):
+    # conv_pointwise.py's subsample (forward) and strided add (data gradient) kernels
+    from symmod.ops import conv_pointwise
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((3, 2, 7, 8)).astype(dtype)
+    oh, ow = -(-7 // strides[0]), -(-8 // strides[1])
+    rows = np.empty((3, 2, oh, ow), dtype)
+    conv_pointwise._subsample(x, rows, *strides)
+    np.testing.assert_array_equal(rows, x[:, :, ::strides[0], ::strides[1]])
+    dx = rng.standard_normal(x.shape).astype(dtype)
+    expected = dx.copy()
+    expected[:, :, ::strides[0], ::strides[1]] += rows
+    conv_pointwise._scatter_add(rows, dx, *strides)
+    np.testing.assert_array_equal(dx, expected)
