@@ -5,6 +5,7 @@ Run (PyTorch is needed for this benchmark only: ``pip install torch==2.13.0``)::
     python benchmarks/convnets.py                   # ResNet-20 b64, LeNet b64 and b256
     python benchmarks/convnets.py --cases resnet20:64 --rounds 5
     python benchmarks/convnets.py --profile resnet20:64   # where symmod's time goes
+    python benchmarks/convnets.py --profile resnet20:64 --threads 1   # ... at one thread
 
 Both sides train on the same random float32 images (and labels) in memory, in the same
 order, with SGD (momentum 0.9, weight decay 1e-4) and training accuracy every batch.
@@ -116,6 +117,9 @@ def main():
         return
     if args.profile:
         kind, batch = args.profile.split(':')
+        if args.threads:
+            import symmod
+            symmod.threads.set_budget(args.threads)
         profile(kind, int(batch), args.batches or 10)
         return
     cases = [(c.split(':')[0], int(c.split(':')[1])) for c in args.cases.split(',')]
