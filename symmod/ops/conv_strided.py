@@ -24,7 +24,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from .conv_direct import _add9, _jit, _pack, _round_up
+from .conv_direct import _add9, _jit, _pack, _round_up, _unpack
 
 __all__ = ['supports', 'forward', 'backward_data', 'backward_weight']
 
@@ -118,25 +118,6 @@ def _taps4(acc, xp, c, wp, span, t0, t1, t2, t3):
                   + c7 * x7 + c8 * x8)
         o3[p] += (d0 * x0 + d1 * x1 + d2 * x2 + d3 * x3 + d4 * x4 + d5 * x5 + d6 * x6
                   + d7 * x7 + d8 * x8)
-
-
-@numba.njit(**_jit)
-def _unpack(acc, block, out, k0, first, samples, wp, ps, add):
-    """The valid positions of the first ``block`` accumulator rows stored into (with
-    ``add``: added to) ``out[first:first + samples, k0:k0 + block]``."""
-    height, width = out.shape[2], out.shape[3]
-    for b in range(block):
-        for s in range(samples):
-            dst = out[first + s, k0 + b]
-            for h in range(height):
-                row = acc[b][s * ps + h * wp:s * ps + h * wp + width]
-                line = dst[h]
-                if add:
-                    for e in range(width):
-                        line[e] += row[e]
-                else:
-                    for e in range(width):
-                        line[e] = row[e]
 
 
 @numba.njit(parallel=True, **_jit)
