@@ -186,6 +186,7 @@ def launch(workers, part_args, extra_env=None):
     """Run this script as ``--part ...`` on ``workers`` ranks; return rank 0's JSON."""
     env = dict(os.environ, **ONE_THREAD)
     env.pop('OMP_WAIT_POLICY', None)
+    env.pop('GOMP_SPINCOUNT', None)
     env.update(extra_env or {})
     cmd = [sys.executable, '-m', 'symmod.launch', '-n', str(workers), '--timeout', '1200',
            sys.executable, os.path.abspath(__file__), '--part'] + [str(a) for a in part_args]

@@ -4,7 +4,7 @@ best and median, the load average and the thread settings each side ran with.
 A benchmark script calls itself with ``--worker ...``; the worker prints one JSON line
 (its last line of output) that :func:`worker` returns. Each measurement runs in a fresh
 process so that neither framework's thread settings (symmod sets
-``OMP_WAIT_POLICY=PASSIVE`` on import) change the other's.
+``OMP_WAIT_POLICY=PASSIVE`` and ``GOMP_SPINCOUNT=2000`` on import) change the other's.
 """
 import json
 import os
@@ -61,7 +61,7 @@ def thread_env(threads):
 def worker(script, args, env=None, timeout=900):
     """Run ``python script --worker *args`` in a fresh process; its last output line, parsed
     as JSON."""
-    base = {k: v for k, v in os.environ.items() if k != 'OMP_WAIT_POLICY'}
+    base = {k: v for k, v in os.environ.items() if k not in ('OMP_WAIT_POLICY', 'GOMP_SPINCOUNT')}
     base.update(env or {})
     out = subprocess.run([sys.executable, os.path.abspath(script), '--worker']
                          + [str(a) for a in args], env=base, check=True,

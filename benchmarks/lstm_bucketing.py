@@ -200,7 +200,7 @@ def main():
     for i, (data, label, _) in enumerate(batches):
         arrays['d%d' % i], arrays['l%d' % i] = data, label
     np.savez(path, **arrays)
-    env = {k: v for k, v in os.environ.items() if k != 'OMP_WAIT_POLICY'}
+    env = {k: v for k, v in os.environ.items() if k not in ('OMP_WAIT_POLICY', 'GOMP_SPINCOUNT')}
 
     def timed(framework):
         say('%s: %d batches (%d positions) of the bucketing LSTM ...', framework,

@@ -133,7 +133,7 @@ def main():
     import torch
     # each measurement runs in a fresh process, so neither framework's thread settings
     # (symmod sets OMP_WAIT_POLICY=PASSIVE on import) leak into the other's
-    env = {k: v for k, v in os.environ.items() if k != 'OMP_WAIT_POLICY'}
+    env = {k: v for k, v in os.environ.items() if k not in ('OMP_WAIT_POLICY', 'GOMP_SPINCOUNT')}
 
     def timed(framework, kind, n):
         say('%s: one epoch of %s on %d samples ...', framework, kind, n)

@@ -6,10 +6,15 @@ __version__ = '0.1.0'
 
 import os as _os
 
-# numba's OpenMP threads otherwise spin after every parallel kernel and starve the
-# BLAS threads of the next matrix product (10x slower training steps on 2 cores).
-# Must be set before the OpenMP runtime loads; a user's own setting wins.
-_os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
+# numba's OpenMP threads otherwise spin for milliseconds after every parallel kernel and
+# starve the BLAS threads of the next matrix product (10x slower training steps on 2
+# cores). Sleeping at once costs a futex wake-up (40-60 us) per parallel region, so GNU
+# OpenMP's threads spin 2000 times (some microseconds) first: enough to catch a region that
+# follows right after. Must be set before the OpenMP runtime loads; a user's own wait
+# policy (or spin count) wins.
+if 'OMP_WAIT_POLICY' not in _os.environ:
+    _os.environ['OMP_WAIT_POLICY'] = 'PASSIVE'
+    _os.environ.setdefault('GOMP_SPINCOUNT', '2000')
 
 from ._logging import quiet_numba as _quiet_numba
 _quiet_numba()         # before any kernel compiles

@@ -5,7 +5,8 @@ import os
 import sys
 
 _THREAD_VARIABLES = ('OMP_NUM_THREADS', 'NUMBA_NUM_THREADS', 'OPENBLAS_NUM_THREADS',
-                     'MKL_NUM_THREADS', 'OMP_WAIT_POLICY', 'MXNET_CPU_WORKER_NTHREADS',
+                     'MKL_NUM_THREADS', 'OMP_WAIT_POLICY', 'GOMP_SPINCOUNT',
+                     'MXNET_CPU_WORKER_NTHREADS',
                      'NUMBA_ENABLE_CUDASIM')
 
 

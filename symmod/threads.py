@@ -21,7 +21,8 @@ the width through threadpoolctl, numba through ``numba.set_num_threads``, and pa
 kernels and executor pools run serially when it is one. Set ``SYMMOD_ADAPT_THREADS=0``
 to keep the width at the budget.
 
-numba's OpenMP threads wait passively (``OMP_WAIT_POLICY=PASSIVE``, set on import).
+numba's OpenMP threads wait passively after a short spin (``OMP_WAIT_POLICY=PASSIVE``,
+``GOMP_SPINCOUNT=2000``, set on import).
 OpenBLAS's threads do not: after a call split over them they spin (yielding) for about
 a tenth of a second, on the cores numba's threads then want. Kernels that do their own
 ``prange`` work between matrix products (the convolutions) therefore run those products

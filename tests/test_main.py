@@ -34,3 +34,21 @@ def test_runs_as_a_module():
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith('symmod %s' % mx.__version__)
     assert 'where things are:' in result.stdout
+
+
+def _environment_after_import(env):
+    code = ('import os, symmod; '
+            'print(os.environ.get("OMP_WAIT_POLICY"), os.environ.get("GOMP_SPINCOUNT"))')
+    base = {k: v for k, v in os.environ.items()
+            if k not in ('OMP_WAIT_POLICY', 'GOMP_SPINCOUNT')}
+    base.update(env)
+    result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                            timeout=120, cwd=ROOT, env=base)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split()
+
+
+def test_import_sets_a_short_openmp_spin_unless_the_user_chose_a_wait_policy():
+    assert _environment_after_import({}) == ['PASSIVE', '2000']
+    assert _environment_after_import({'GOMP_SPINCOUNT': '50'}) == ['PASSIVE', '50']
+    assert _environment_after_import({'OMP_WAIT_POLICY': 'ACTIVE'}) == ['ACTIVE', 'None']
