@@ -1,6 +1,6 @@
 """Pooling on channel-first data (NCW, NCHW, NCDHW), as MXNet 1.9.1's CPU kernels do it.
 
-Small numba kernels follow MXNet's loops: every window is clipped to the input, so
+numba kernels (:mod:`.pooling_kernels`) follow MXNet's loops: every window is clipped to the input, so
 max pooling never looks at padding (and returns the dtype's lowest finite value for
 a window holding no input, as MXNet does); the average divides by the window size
 clipped to the *padded* input (``count_include_pad``, the default) or to the input
@@ -15,149 +15,16 @@ which has no workspace, finds the positions again in its backward pass.
 """
 import math
 
-import numba
 import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_int, parse_optional, parse_tuple
 from .common import choice, expect_shape, scratch, store_from
 from .channel_last import CHANNEL_LAST_LAYOUTS, ChannelLast
 from .conv import _check_layout, _spatial_params
+from .pooling_kernels import max_pool, scatter_max, sum_pool, sum_unpool
 from .registry import Operator, Param, ShapeError, register, unify
 
 __all__ = ['pool_output_size']
-
-
-@numba.njit(cache=True, nogil=True, error_model='numpy')
-def _bounds(count, stride, pad, kernel, size):
-    """Clipped [start, end) of every window along one axis."""
-    start = np.empty(count, np.int64)
-    end = np.empty(count, np.int64)
-    for o in range(count):
-        first = o * stride - pad
-        start[o] = max(first, 0)
-        end[o] = min(first + kernel, size)
-    return start, end
-
-
-@numba.njit(cache=True, nogil=True, error_model='numpy')
-def _windows(in_shape, out_shape, k, s, p):
-    """Window bounds (d0, d1, h0, h1, w0, w1) of (planes, D, H, W) input and output shapes."""
-    d0, d1 = _bounds(out_shape[1], s[0], p[0], k[0], in_shape[1])
-    h0, h1 = _bounds(out_shape[2], s[1], p[1], k[1], in_shape[2])
-    w0, w1 = _bounds(out_shape[3], s[2], p[2], k[2], in_shape[3])
-    return d0, d1, h0, h1, w0, w1
-
-
-@numba.njit(cache=True, nogil=True, error_model='numpy')
-def _max_pool(x, out, where, k, s, p, lowest):
-    """Max pooling that also records each maximum's flat position in its plane (-1: none)."""
-    planes, dd, hh, ww = x.shape
-    d0, d1, h0, h1, w0, w1 = _windows(x.shape, out.shape, k, s, p)
-    xf = x.reshape(planes, dd * hh * ww)
-    of = out.reshape(planes, -1)
-    pf = where.reshape(planes, -1)
-    for q in range(planes):
-        src, dst, pos = xf[q], of[q], pf[q]
-        o = 0
-        for od in range(d0.size):
-            for oh in range(h0.size):
-                for ow in range(w0.size):
-                    m = lowest
-                    best = -1
-                    for d in range(d0[od], d1[od]):
-                        for h in range(h0[oh], h1[oh]):
-                            row = (d * hh + h) * ww
-                            for w in range(w0[ow], w1[ow]):
-                                v = src[row + w]
-                                better = v > m      # branch-free: ties keep the first
-                                best = row + w if better else best
-                                m = v if better else m
-                    dst[o] = m
-                    pos[o] = best
-                    o += 1
-
-
-@numba.njit(cache=True, nogil=True, error_model='numpy')
-def _scatter_max(where, dy, dx):
-    """dx[plane, where[plane, o]] += dy[plane, o]: the backward of _max_pool."""
-    planes = dx.shape[0]
-    pf = where.reshape(planes, -1)
-    gf = dy.reshape(planes, -1)
-    df = dx.reshape(planes, -1)
-    for q in range(planes):
-        pos, grad, dst = pf[q], gf[q], df[q]
-        for o in range(pos.size):
-            if pos[o] >= 0:
-                dst[pos[o]] += grad[o]
-
-
-@numba.njit(cache=True, nogil=True, error_model='numpy')
-def _sum_pool(x, out, k, s, p, div, average, power, zero):
-    """Sum, average (each term divided by ``div``, as MXNet) or Lp pooling (power 2, 3)."""
-    planes, dd, hh, ww = x.shape
-    d0, d1, h0, h1, w0, w1 = _windows(x.shape, out.shape, k, s, p)
-    xf = x.reshape(planes, dd * hh * ww)
-    of = out.reshape(planes, -1)
-    divf = div.reshape(-1)
-    for q in range(planes):
-        src, dst = xf[q], of[q]
-        o = 0
-        for od in range(d0.size):
-            for oh in range(h0.size):
-                for ow in range(w0.size):
-                    size = divf[o]
-                    acc = zero
-                    for d in range(d0[od], d1[od]):
-                        for h in range(h0[oh], h1[oh]):
-                            row = (d * hh + h) * ww
-                            for w in range(w0[ow], w1[ow]):
-                                v = src[row + w]
-                                if power == 2:
-                                    v = v * v
-                                elif power == 3:
-                                    v = v * v * v
-                                if average:
-                                    v = v / size
-                                acc += v
-                    if power == 2:
-                        dst[o] = math.sqrt(acc)
-                    elif power == 3:
-                        dst[o] = math.copysign(abs(acc) ** (1.0 / 3.0), acc)
-                    else:
-                        dst[o] = acc
-                    o += 1
-
-
-@numba.njit(cache=True, nogil=True, error_model='numpy')
-def _sum_unpool(x, y, dy, dx, k, s, p, div, average, power, zero):
-    planes, dd, hh, ww = dx.shape
-    d0, d1, h0, h1, w0, w1 = _windows(dx.shape, dy.shape, k, s, p)
-    gf = dy.reshape(planes, -1)
-    df = dx.reshape(planes, dd * hh * ww)
-    divf = div.reshape(-1)
-    for q in range(planes):
-        grad, dst = gf[q], df[q]
-        src = x[q].reshape(-1)      # read by lp only
-        res = y[q].reshape(-1)
-        o = 0
-        for od in range(d0.size):
-            for oh in range(h0.size):
-                for ow in range(w0.size):
-                    g = grad[o]
-                    if average:
-                        g = g / divf[o]
-                    for d in range(d0[od], d1[od]):
-                        for h in range(h0[oh], h1[oh]):
-                            row = (d * hh + h) * ww
-                            for w in range(w0[ow], w1[ow]):
-                                if power == 1:
-                                    dst[row + w] += g
-                                elif res[o] != zero:    # MXNet gives 0 where out is 0
-                                    ratio = src[row + w] / res[o]
-                                    if power == 3:
-                                        ratio = ratio * ratio
-                                    dst[row + w] += g * ratio
-                    o += 1
 
 
 def _divisors(spatial, out, kernel, stride, pad, include_pad, dtype):
@@ -340,10 +207,10 @@ class _Pooling(Operator):
             # global max pooling has no workspace output: the positions go to scratch
             where = out_data[1] if self.workspace else \
                 scratch('argmax', out.shape, np.dtype(np.int32))
-            _max_pool(xp, dp, self._planes(where), kernel, stride, pad, np.finfo(x.dtype).min)
+            max_pool(xp, dp, self._planes(where), kernel, stride, pad, np.finfo(x.dtype).min)
         else:
             div = self._divisors(xp.shape, dp.shape, kernel, stride, pad, x.dtype)
-            _sum_pool(xp, dp, kernel, stride, pad, div, self.pool_type == 'avg', self.power,
+            sum_pool(xp, dp, kernel, stride, pad, div, self.pool_type == 'avg', self.power,
                       x.dtype.type(0))
         if not direct:
             with np.errstate(over='ignore'):
@@ -357,8 +224,7 @@ class _Pooling(Operator):
         kernel, stride, pad = self._geometry(dx.shape)
         direct = dx.dtype == dy.dtype
         target = dx if direct else scratch('dx32', dx.shape, dy.dtype)
-        if req[0] == 'write' or not direct:
-            target.fill(0)
+        overwrite = req[0] == 'write' or not direct
         gp, tp = self._planes(dy), self._planes(target)
         if self.pool_type == 'max':
             if self.workspace:
@@ -367,18 +233,20 @@ class _Pooling(Operator):
                 x = self._work('x32', in_data[0])
                 where = scratch('argmax', dy.shape, np.dtype(np.int32))
                 peak = scratch('peak', dy.shape, x.dtype)
-                _max_pool(self._planes(x), self._planes(peak), self._planes(where), kernel,
-                          stride, pad, np.finfo(x.dtype).min)
-            _scatter_max(self._planes(where), gp, tp)
+                max_pool(self._planes(x), self._planes(peak), self._planes(where), kernel,
+                         stride, pad, np.finfo(x.dtype).min)
+            scatter_max(self._planes(where), gp, tp, overwrite)
         else:
+            if overwrite:
+                target.fill(0)
             div = self._divisors(tp.shape, gp.shape, kernel, stride, pad, dy.dtype)
             if self.power > 1:
                 xp = self._planes(self._work('x32', in_data[0]))
                 yp = self._planes(self._work('y32', out_data[0]))
             else:
                 xp = yp = gp      # not read by sum and avg
-            _sum_unpool(xp, yp, gp, tp, kernel, stride, pad, div, self.pool_type == 'avg',
-                        self.power, dy.dtype.type(0))
+            sum_unpool(xp, yp, gp, tp, kernel, stride, pad, div, self.pool_type == 'avg',
+                       self.power, dy.dtype.type(0))
         if not direct:
             store_from(dx, req[0], target.astype(dx.dtype))
 
