@@ -208,9 +208,15 @@ class BatchNorm(Operator):
             mean = aux[0]
             invstd = (1.0 / np.sqrt(aux[1] + self.eps)).astype(aux[1].dtype)
         weight = np.ones_like(invstd) if self.fix_gamma else gamma
-        if norm_kernels.supports(x3, dy3, *([] if z3 is None else [z3])) and (
+        if norm_kernels.supports(x3, dy3) and (
                 req[0] == 'null' or norm_kernels.supports(in_grad[0])):
-            self._fast_backward(req, x3, dy3, mean, invstd, weight, batch_stats, in_grad, z3)
+            # the relu's mask: the forward pass's normalized value, from its own statistics
+            # and parameters
+            relu = None if z3 is None else (
+                batch_mean, batch_invstd if self.fix_gamma else gamma * batch_invstd,
+                in_data[2])
+            self._fast_backward(req, x3, dy3, mean, invstd, weight, batch_stats, in_grad,
+                                relu)
             return
         if z3 is not None:
             dy3 = np.where(z3 > 0, dy3, np.zeros((), dy3.dtype))
@@ -241,16 +247,17 @@ class BatchNorm(Operator):
         if req[2] != 'null':
             store_from(in_grad[2], req[2], sum_dy)
 
-    def _fast_backward(self, req, x3, dy3, mean, invstd, weight, batch_stats, in_grad, z3):
-        """The backward pass in two numba passes (float32 / float64 data); with ``z3``
-        the fused relu's output masks ``dy3``."""
+    def _fast_backward(self, req, x3, dy3, mean, invstd, weight, batch_stats, in_grad, relu):
+        """The backward pass in two numba passes (float32 / float64 data); with ``relu``,
+        the forward pass's ``(mean, scale, shift)``, ``dy3`` counts where the normalized
+        value was positive (the fused relu's mask)."""
         channels = x3.shape[1]
         count = x3.shape[0] * x3.shape[2]
         sum_dy, dot = np.empty(channels), np.empty(channels)
-        if z3 is None:
+        if relu is None:
             norm_kernels.grad_sums(x3, dy3, mean, sum_dy, dot)
         else:
-            norm_kernels.relu_grad_sums(x3, dy3, z3, mean, sum_dy, dot)
+            norm_kernels.relu_grad_sums(x3, dy3, *relu, sum_dy, dot)
         invstd = invstd.astype(np.float64)
         if req[0] != 'null':
             iw = invstd * weight
@@ -261,11 +268,12 @@ class BatchNorm(Operator):
             else:
                 b = c = np.zeros(channels)
             dx3 = self._view3(in_grad[0])
-            if z3 is None:
+            if relu is None:
                 norm_kernels.grad_affine(x3, dy3, mean, iw, b, c, dx3, req[0] == 'add')
             else:
-                norm_kernels.relu_grad_affine(x3, dy3, z3, mean, iw, b, c, dx3,
-                                              req[0] == 'add')
+                # the masked ``dy`` and the centred ``x`` against the forward pass's mean
+                # (the batch's, or the moving mean ``mean`` is a copy of)
+                norm_kernels.relu_grad_affine(x3, dy3, *relu, iw, b, c, dx3, req[0] == 'add')
         if req[1] != 'null':
             if self.fix_gamma:
                 zero_grad(in_grad[1], req[1])

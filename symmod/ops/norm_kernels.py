@@ -4,16 +4,22 @@ Data are viewed as ``(outer, channels, inner)`` around the channel axis. Each pa
 reads the data once or twice and writes once:
 
 * :func:`moments`: batch mean and biased variance in one pass (sums of ``x - x0`` and
-  its square in float64, ``x0`` the channel's first value, so that no precision is lost
-  to a large mean);
+  its square, ``x0`` the channel's first value, so that no precision is lost to a large
+  mean);
 * :func:`affine`: ``out (=|+=) (x - mean) * scale + shift``, or with ``relu`` its
   positive part (a BatchNorm fused with the relu that alone reads it);
-* :func:`grad_sums`: ``sum(dy)`` and ``sum((x - mean) * dy)`` in float64;
+* :func:`grad_sums`: ``sum(dy)`` and ``sum((x - mean) * dy)``;
 * :func:`grad_affine`: ``dx (=|+=) dy * a + (x - mean) * b + c``, the data gradient
   with its per-channel coefficients folded in;
 * :func:`relu_grad_sums`, :func:`relu_grad_affine`: the same two passes for the fused
-  BatchNorm and relu, ``dy`` being the relu's output gradient where its output ``z`` is
-  positive and zero elsewhere (read, never stored).
+  BatchNorm and relu, ``dy`` being the relu's output gradient where its output is
+  positive and zero elsewhere. Where that is comes from the normalized value computed
+  again from ``x`` (the same expression as :func:`affine`'s, the same bits), not from
+  reading the relu's output: one read of the activations fewer in each pass.
+
+The sums are float64 across rows and chunks of :data:`CHUNK` values, and in the data's
+precision within a chunk (vectorized: float64 conversions halved the vector width and
+made these passes compute-bound rather than memory-bound).
 
 Subtracting the mean before scaling (as MXNet's kernels do) keeps float32 results exact
 to their precision when the mean is large against the spread.
@@ -31,17 +37,24 @@ import numba
 import numpy as np
 from numba import prange
 
-__all__ = ['GROUP', 'supports', 'moments', 'affine', 'grad_sums', 'grad_affine',
+__all__ = ['GROUP', 'CHUNK', 'supports', 'moments', 'affine', 'grad_sums', 'grad_affine',
            'relu_grad_sums', 'relu_grad_affine']
 
 # fast math without 'nnan' / 'ninf': the sums may be reordered (vectorized), but NaN
 # tests (the fused relu keeps NaN) are not optimized away
 _FAST = {'reassoc', 'contract', 'arcp', 'nsz', 'afn'}
 _jit = dict(cache=True, nogil=True, error_model='numpy', parallel=True, fastmath=_FAST)
+# inlined into the kernels (numba's IR): called, the row loops ran up to 4x slower
+_row_jit = dict(cache=True, nogil=True, error_model='numpy', fastmath=_FAST, inline='always')
 
 GROUP = 8
 """Samples per partial sum when the samples are split (a constant: the bits of the sums
 must not depend on how many threads there are)."""
+
+CHUNK = 1024
+"""Values of a row summed in the data's precision (in vector lanes) before a float64 sum
+takes them: float32 sums run at the memory's speed, and a chunk this short keeps them
+accurate to about float32's precision."""
 
 
 def supports(*arrays):
@@ -49,127 +62,159 @@ def supports(*arrays):
     return all(a.dtype in (np.float32, np.float64) and a.flags.c_contiguous for a in arrays)
 
 
+@numba.njit(**_row_jit)
+def _normal(v, m, a, b):
+    """The normalized value, written once for the forward pass and for the backward pass's
+    relu mask: the two must be the same bits."""
+    return (v - m) * a + b
+
+
+@numba.njit(**_row_jit)
+def _part_moments(row, x0):
+    zero = row.dtype.type(0)
+    s1 = zero
+    s2 = zero
+    for i in range(row.size):
+        d = row[i] - x0
+        s1 += d
+        s2 += d * d
+    return np.float64(s1), np.float64(s2)
+
+
+@numba.njit(**_row_jit)
+def _row_moments(row, x0):
+    """Sums of ``row - x0`` and of its square (float64; within each :data:`CHUNK` in the
+    data's precision)."""
+    if row.size <= CHUNK:
+        return _part_moments(row, x0)
+    s1 = 0.0
+    s2 = 0.0
+    for lo in range(0, row.size, CHUNK):
+        p1, p2 = _part_moments(row[lo:lo + CHUNK], x0)
+        s1 += p1
+        s2 += p2
+    return s1, s2
+
+
+@numba.njit(**_row_jit)
+def _part_grad_sums(xr, gr, m, masked, a, b):
+    zero = xr.dtype.type(0)
+    s = zero
+    d = zero
+    if masked:
+        for i in range(xr.size):
+            g = gr[i] if _normal(xr[i], m, a, b) > 0 else zero
+            s += g
+            d += (xr[i] - m) * g
+    else:
+        for i in range(xr.size):
+            s += gr[i]
+            d += (xr[i] - m) * gr[i]
+    return np.float64(s), np.float64(d)
+
+
+@numba.njit(**_row_jit)
+def _row_grad_sums(xr, gr, m, masked, a, b):
+    """Sums of ``dy`` and of ``(x - m) * dy`` (float64; within each :data:`CHUNK` in the
+    data's precision); with ``masked`` ``dy`` counts only where ``_normal(x, m, a, b)`` is
+    positive."""
+    if xr.size <= CHUNK:
+        return _part_grad_sums(xr, gr, m, masked, a, b)
+    s = 0.0
+    d = 0.0
+    for lo in range(0, xr.size, CHUNK):
+        ps, pd = _part_grad_sums(xr[lo:lo + CHUNK], gr[lo:lo + CHUNK], m, masked, a, b)
+        s += ps
+        d += pd
+    return s, d
+
+
+@numba.njit(**_row_jit)
+def _row_affine(src, dst, m, a, b, add, relu):
+    zero = src.dtype.type(0)
+    if relu:
+        for i in range(src.size):
+            v = _normal(src[i], m, a, b)
+            dst[i] = v if v > 0 or v != v else zero     # NaN stays, as relu's
+    elif add:
+        for i in range(src.size):
+            dst[i] += _normal(src[i], m, a, b)
+    else:
+        for i in range(src.size):
+            dst[i] = _normal(src[i], m, a, b)
+
+
+@numba.njit(**_row_jit)
+def _row_grad_affine(xr, gr, dst, m, masked, fa, fb, ca, cb, cc, add):
+    zero = xr.dtype.type(0)
+    if masked and add:
+        for i in range(xr.size):
+            g = gr[i] if _normal(xr[i], m, fa, fb) > 0 else zero
+            dst[i] += g * ca + (xr[i] - m) * cb + cc
+    elif masked:
+        for i in range(xr.size):
+            g = gr[i] if _normal(xr[i], m, fa, fb) > 0 else zero
+            dst[i] = g * ca + (xr[i] - m) * cb + cc
+    elif add:
+        for i in range(xr.size):
+            dst[i] += gr[i] * ca + (xr[i] - m) * cb + cc
+    else:
+        for i in range(xr.size):
+            dst[i] = gr[i] * ca + (xr[i] - m) * cb + cc
+
+
+# ---- the channel split (small batches) ------------------------------------------------------
 @numba.njit(**_jit)
 def _moments_by_channel(x, mean, var):
     outer, channels, inner = x.shape
     count = outer * inner
     for c in prange(channels):
-        shift = np.float64(x[0, c, 0])
+        x0 = x[0, c, 0]
         s1 = 0.0
         s2 = 0.0
         for o in range(outer):
-            row = x[o, c]
-            for i in range(inner):
-                d = np.float64(row[i]) - shift
-                s1 += d
-                s2 += d * d
+            r1, r2 = _row_moments(x[o, c], x0)
+            s1 += r1
+            s2 += r2
         m = s1 / count
-        mean[c] = shift + m
+        mean[c] = x0 + m
         var[c] = max(s2 / count - m * m, 0.0)
 
 
 @numba.njit(**_jit)
-def _affine_by_channel(x, mean, scale, shift, out, add, relu=False):
+def _affine_by_channel(x, mean, scale, shift, out, add, relu):
     outer, channels, inner = x.shape
-    zero = x.dtype.type(0)
+    cast = x.dtype.type
     for c in prange(channels):
-        m = x.dtype.type(mean[c])
-        a = x.dtype.type(scale[c])
-        b = x.dtype.type(shift[c])
         for o in range(outer):
-            src = x[o, c]
-            dst = out[o, c]
-            if relu:
-                for i in range(inner):
-                    v = (src[i] - m) * a + b
-                    dst[i] = v if v > 0 or v != v else zero     # NaN stays, as relu's
-            elif add:
-                for i in range(inner):
-                    dst[i] += (src[i] - m) * a + b
-            else:
-                for i in range(inner):
-                    dst[i] = (src[i] - m) * a + b
+            _row_affine(x[o, c], out[o, c], cast(mean[c]), cast(scale[c]), cast(shift[c]),
+                        add, relu)
 
 
 @numba.njit(**_jit)
-def _grad_sums_by_channel(x, dy, mean, sum_dy, dot):
+def _grad_sums_by_channel(x, dy, masked, mean, fa, fb, sum_dy, dot):
     outer, channels, inner = x.shape
+    cast = x.dtype.type
     for c in prange(channels):
-        m = np.float64(mean[c])
         s = 0.0
         d = 0.0
         for o in range(outer):
-            xr = x[o, c]
-            gr = dy[o, c]
-            for i in range(inner):
-                g = np.float64(gr[i])
-                s += g
-                d += (np.float64(xr[i]) - m) * g
+            rs, rd = _row_grad_sums(x[o, c], dy[o, c], cast(mean[c]), masked, cast(fa[c]),
+                                    cast(fb[c]))
+            s += rs
+            d += rd
         sum_dy[c] = s
         dot[c] = d
 
 
 @numba.njit(**_jit)
-def _grad_affine_by_channel(x, dy, mean, a, b, c0, dx, add):
+def _grad_affine_by_channel(x, dy, masked, mean, fa, fb, a, b, c0, dx, add):
     outer, channels, inner = x.shape
+    cast = x.dtype.type
     for c in prange(channels):
-        m = x.dtype.type(mean[c])
-        ca = x.dtype.type(a[c])
-        cb = x.dtype.type(b[c])
-        cc = x.dtype.type(c0[c])
         for o in range(outer):
-            xr = x[o, c]
-            gr = dy[o, c]
-            dst = dx[o, c]
-            if add:
-                for i in range(inner):
-                    dst[i] += gr[i] * ca + (xr[i] - m) * cb + cc
-            else:
-                for i in range(inner):
-                    dst[i] = gr[i] * ca + (xr[i] - m) * cb + cc
-
-
-@numba.njit(**_jit)
-def _relu_grad_sums_by_channel(x, dz, z, mean, sum_dy, dot):
-    outer, channels, inner = x.shape
-    for c in prange(channels):
-        m = np.float64(mean[c])
-        s = 0.0
-        d = 0.0
-        for o in range(outer):
-            xr = x[o, c]
-            gr = dz[o, c]
-            zr = z[o, c]
-            for i in range(inner):
-                g = np.float64(gr[i]) if zr[i] > 0 else 0.0
-                s += g
-                d += (np.float64(xr[i]) - m) * g
-        sum_dy[c] = s
-        dot[c] = d
-
-
-@numba.njit(**_jit)
-def _relu_grad_affine_by_channel(x, dz, z, mean, a, b, c0, dx, add):
-    outer, channels, inner = x.shape
-    zero = x.dtype.type(0)
-    for c in prange(channels):
-        m = x.dtype.type(mean[c])
-        ca = x.dtype.type(a[c])
-        cb = x.dtype.type(b[c])
-        cc = x.dtype.type(c0[c])
-        for o in range(outer):
-            xr = x[o, c]
-            gr = dz[o, c]
-            zr = z[o, c]
-            dst = dx[o, c]
-            if add:
-                for i in range(inner):
-                    g = gr[i] if zr[i] > 0 else zero
-                    dst[i] += g * ca + (xr[i] - m) * cb + cc
-            else:
-                for i in range(inner):
-                    g = gr[i] if zr[i] > 0 else zero
-                    dst[i] = g * ca + (xr[i] - m) * cb + cc
+            _row_grad_affine(x[o, c], dy[o, c], dx[o, c], cast(mean[c]), masked, cast(fa[c]),
+                             cast(fb[c]), cast(a[c]), cast(b[c]), cast(c0[c]), add)
 
 
 # ---- the sample split (see the module's docstring) ----------------------------------------
@@ -177,23 +222,16 @@ def _relu_grad_affine_by_channel(x, dz, z, mean, a, b, c0, dx, add):
 def _moments_by_sample(x, mean, var):
     outer, channels, inner = x.shape
     groups = -(-outer // GROUP)
-    shift = np.empty(channels)
+    shift = np.empty(channels, x.dtype)
     for c in range(channels):
         shift[c] = x[0, c, 0]
     part = np.zeros((groups, 2, channels))
     for g in prange(groups):
         for o in range(g * GROUP, min(outer, (g + 1) * GROUP)):
             for c in range(channels):
-                row = x[o, c]
-                x0 = shift[c]
-                s1 = 0.0
-                s2 = 0.0
-                for i in range(inner):
-                    d = np.float64(row[i]) - x0
-                    s1 += d
-                    s2 += d * d
-                part[g, 0, c] += s1
-                part[g, 1, c] += s2
+                r1, r2 = _row_moments(x[o, c], shift[c])
+                part[g, 0, c] += r1
+                part[g, 1, c] += r2
     count = outer * inner
     for c in range(channels):
         s1 = 0.0
@@ -209,52 +247,26 @@ def _moments_by_sample(x, mean, var):
 @numba.njit(**_jit)
 def _affine_by_sample(x, mean, scale, shift, out, add, relu):
     outer, channels, inner = x.shape
-    zero = x.dtype.type(0)
+    cast = x.dtype.type
     for o in prange(outer):
         for c in range(channels):
-            m = x.dtype.type(mean[c])
-            a = x.dtype.type(scale[c])
-            b = x.dtype.type(shift[c])
-            src = x[o, c]
-            dst = out[o, c]
-            if relu:
-                for i in range(inner):
-                    dst[i] = max((src[i] - m) * a + b, zero)
-            elif add:
-                for i in range(inner):
-                    dst[i] += (src[i] - m) * a + b
-            else:
-                for i in range(inner):
-                    dst[i] = (src[i] - m) * a + b
+            _row_affine(x[o, c], out[o, c], cast(mean[c]), cast(scale[c]), cast(shift[c]),
+                        add, relu)
 
 
 @numba.njit(**_jit)
-def _grad_sums_by_sample(x, dy, z, masked, mean, sum_dy, dot):
-    """With ``masked``, ``dy`` counts only where ``z > 0``."""
+def _grad_sums_by_sample(x, dy, masked, mean, fa, fb, sum_dy, dot):
     outer, channels, inner = x.shape
+    cast = x.dtype.type
     groups = -(-outer // GROUP)
     part = np.zeros((groups, 2, channels))
     for g in prange(groups):
         for o in range(g * GROUP, min(outer, (g + 1) * GROUP)):
             for c in range(channels):
-                m = np.float64(mean[c])
-                xr = x[o, c]
-                gr = dy[o, c]
-                zr = z[o, c]
-                s = 0.0
-                d = 0.0
-                if masked:
-                    for i in range(inner):
-                        v = np.float64(gr[i]) if zr[i] > 0 else 0.0
-                        s += v
-                        d += (np.float64(xr[i]) - m) * v
-                else:
-                    for i in range(inner):
-                        v = np.float64(gr[i])
-                        s += v
-                        d += (np.float64(xr[i]) - m) * v
-                part[g, 0, c] += s
-                part[g, 1, c] += d
+                rs, rd = _row_grad_sums(x[o, c], dy[o, c], cast(mean[c]), masked,
+                                        cast(fa[c]), cast(fb[c]))
+                part[g, 0, c] += rs
+                part[g, 1, c] += rd
     for c in range(channels):
         s = 0.0
         d = 0.0
@@ -266,82 +278,51 @@ def _grad_sums_by_sample(x, dy, z, masked, mean, sum_dy, dot):
 
 
 @numba.njit(**_jit)
-def _grad_affine_by_sample(x, dy, z, masked, mean, a, b, c0, dx, add):
-    """With ``masked``, ``dy`` counts only where ``z > 0``."""
+def _grad_affine_by_sample(x, dy, masked, mean, fa, fb, a, b, c0, dx, add):
     outer, channels, inner = x.shape
-    zero = x.dtype.type(0)
+    cast = x.dtype.type
     for o in prange(outer):
         for c in range(channels):
-            m = x.dtype.type(mean[c])
-            ca = x.dtype.type(a[c])
-            cb = x.dtype.type(b[c])
-            cc = x.dtype.type(c0[c])
-            xr = x[o, c]
-            gr = dy[o, c]
-            zr = z[o, c]
-            dst = dx[o, c]
-            if masked and add:
-                for i in range(inner):
-                    g = gr[i] if zr[i] > 0 else zero
-                    dst[i] += g * ca + (xr[i] - m) * cb + cc
-            elif masked:
-                for i in range(inner):
-                    g = gr[i] if zr[i] > 0 else zero
-                    dst[i] = g * ca + (xr[i] - m) * cb + cc
-            elif add:
-                for i in range(inner):
-                    dst[i] += gr[i] * ca + (xr[i] - m) * cb + cc
-            else:
-                for i in range(inner):
-                    dst[i] = gr[i] * ca + (xr[i] - m) * cb + cc
+            _row_grad_affine(x[o, c], dy[o, c], dx[o, c], cast(mean[c]), masked, cast(fa[c]),
+                             cast(fb[c]), cast(a[c]), cast(b[c]), cast(c0[c]), add)
 
 
 # ---- the passes: the sample split from 2 * GROUP samples, else the channel split ----------
-def _by_samples(x):
-    return x.shape[0] >= 2 * GROUP
+def _split(x, by_sample, by_channel):
+    return by_sample if x.shape[0] >= 2 * GROUP else by_channel
 
 
 def moments(x, mean, var):
     """Write each channel's batch mean and biased variance (float64) of ``x``."""
-    (_moments_by_sample if _by_samples(x) else _moments_by_channel)(x, mean, var)
+    _split(x, _moments_by_sample, _moments_by_channel)(x, mean, var)
 
 
 def affine(x, mean, scale, shift, out, add, relu=False):
     """``out (=|+=) (x - mean) * scale + shift`` per channel; with ``relu``
     ``out = max(that, 0)``."""
-    if _by_samples(x):
-        _affine_by_sample(x, mean, scale, shift, out, add, relu)
-    else:
-        _affine_by_channel(x, mean, scale, shift, out, add, relu)
+    _split(x, _affine_by_sample, _affine_by_channel)(x, mean, scale, shift, out, add, relu)
 
 
 def grad_sums(x, dy, mean, sum_dy, dot):
     """Write each channel's ``sum(dy)`` and ``sum((x - mean) * dy)`` (float64)."""
-    if _by_samples(x):
-        _grad_sums_by_sample(x, dy, dy, False, mean, sum_dy, dot)
-    else:
-        _grad_sums_by_channel(x, dy, mean, sum_dy, dot)
+    _split(x, _grad_sums_by_sample, _grad_sums_by_channel)(x, dy, False, mean, mean, mean,
+                                                           sum_dy, dot)
 
 
 def grad_affine(x, dy, mean, a, b, c0, dx, add):
     """``dx (=|+=) dy * a + (x - mean) * b + c0`` per channel."""
-    if _by_samples(x):
-        _grad_affine_by_sample(x, dy, dy, False, mean, a, b, c0, dx, add)
-    else:
-        _grad_affine_by_channel(x, dy, mean, a, b, c0, dx, add)
+    _split(x, _grad_affine_by_sample, _grad_affine_by_channel)(
+        x, dy, False, mean, mean, mean, a, b, c0, dx, add)
 
 
-def relu_grad_sums(x, dz, z, mean, sum_dy, dot):
-    """:func:`grad_sums` of ``dy = dz * (z > 0)``."""
-    if _by_samples(x):
-        _grad_sums_by_sample(x, dz, z, True, mean, sum_dy, dot)
-    else:
-        _relu_grad_sums_by_channel(x, dz, z, mean, sum_dy, dot)
+def relu_grad_sums(x, dz, mean, scale, shift, sum_dy, dot):
+    """:func:`grad_sums` of ``dy = dz`` where the forward pass's normalized value
+    (:func:`affine` of ``x, mean, scale, shift``) is positive, else 0."""
+    _split(x, _grad_sums_by_sample, _grad_sums_by_channel)(x, dz, True, mean, scale, shift,
+                                                           sum_dy, dot)
 
 
-def relu_grad_affine(x, dz, z, mean, a, b, c0, dx, add):
-    """:func:`grad_affine` of ``dy = dz * (z > 0)``."""
-    if _by_samples(x):
-        _grad_affine_by_sample(x, dz, z, True, mean, a, b, c0, dx, add)
-    else:
-        _relu_grad_affine_by_channel(x, dz, z, mean, a, b, c0, dx, add)
+def relu_grad_affine(x, dz, mean, scale, shift, a, b, c0, dx, add):
+    """:func:`grad_affine` of the masked ``dy`` of :func:`relu_grad_sums`."""
+    _split(x, _grad_affine_by_sample, _grad_affine_by_channel)(
+        x, dz, True, mean, scale, shift, a, b, c0, dx, add)

@@ -115,12 +115,16 @@ def test_monitor_sees_the_batchnorm_output_before_the_relu():
     assert np.array_equal(relu_out, np.maximum(bn_out, 0))
 
 
+@pytest.mark.parametrize('params', [dict(fix_gamma=False), dict(fix_gamma=True),
+                                    dict(fix_gamma=False, use_global_stats=True)])
 @pytest.mark.parametrize('batch', [3, 2 * norm_kernels.GROUP + 1],
                          ids=['channel-split', 'sample-split'])
-def test_fused_numeric_gradient(batch):
+def test_fused_numeric_gradient(batch, params):
+    """The fused backward pass's relu mask (the normalized value again, from the forward
+    pass's statistics, gamma and beta) in each mode."""
     data = mx.sym.Variable('data')
     conv = mx.sym.Convolution(data, kernel=(1, 1), num_filter=3, name='conv')
-    bn = mx.sym.BatchNorm(conv, fix_gamma=False, eps=1e-3, name='bn')
+    bn = mx.sym.BatchNorm(conv, eps=1e-3, name='bn', **params)
     sym = mx.sym.Activation(bn, act_type='relu')
     rng = np.random.default_rng(4)
     x = rng.standard_normal((batch, 2, 3, 4))
@@ -133,6 +137,26 @@ def test_fused_numeric_gradient(batch):
                            aux_states={'bn_moving_mean': np.zeros(3),
                                        'bn_moving_var': np.ones(3)},
                            numeric_eps=1e-5, rtol=1e-4, atol=1e-6, dtype=np.float64)
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('batch', [4, 2 * norm_kernels.GROUP + 1],
+                         ids=['channel-split', 'sample-split'])
+def test_fused_backward_does_not_read_the_relu_output(dtype, batch):
+    """float32 / float64 data: the fused BatchNorm's backward passes take the relu's mask
+    from ``x`` again (norm_kernels.py), one read of the activations fewer, so the relu's
+    output may be overwritten before them and their gradients stay the same (the
+    convolutions' weight gradients, which read it, do not)."""
+    ex = _bind(_residual_net(), dtype, batch=batch)
+    expected = _run(ex, True)[1]
+    fused = [s[0] for s in ex._backward_steps if type(s[0]).__name__ == '_FusedBackward']
+    assert len(fused) == 2
+    ex.forward(is_train=True)
+    for step in fused:
+        step.relu_out[...] = np.nan
+    ex.backward()
+    for name in ('data', 'stem_bn_gamma', 'stem_bn_beta', 'b1_bn_gamma', 'b1_bn_beta'):
+        assert np.array_equal(ex.grad_dict[name].asnumpy(), expected[name]), name
 
 
 def test_module_fit_matches_unfused(monkeypatch):

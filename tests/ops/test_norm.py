@@ -233,3 +233,32 @@ def test_batchnorm_bits_do_not_depend_on_the_thread_count(dtype, batch, monkeypa
             mx.threads.set_budget(before)
     for one, two in zip(run(1), run(2)):
         np.testing.assert_array_equal(one, two)
+
+
+@pytest.mark.parametrize('shape', [(3, 2, 5000), (2 * norm_kernels.GROUP, 2, 3 * 1024 + 7)],
+                         ids=['channel-split', 'sample-split'])
+def test_batchnorm_long_rows_keep_float32_precision(shape):
+    """Rows longer than norm_kernels.CHUNK: the sums run in float32 within a chunk and in
+    float64 across chunks, so statistics and parameter gradients stay within float32's
+    precision of a float64 computation on the same data, even with a large mean."""
+    rng = np.random.default_rng(2)
+    x = (rng.standard_normal(shape) * 0.5 + 50).astype(np.float32)
+    dy = (rng.standard_normal(shape) + 0.3).astype(np.float32)
+    gamma = np.array([0.5, 2.0])
+    sym = mx.sym.BatchNorm(mx.sym.Variable('data'), fix_gamma=False, eps=1e-3,
+                           output_mean_var=True, name='bn')
+    ex = _bind(sym, x, gamma, np.zeros(2), np.zeros(2), np.ones(2), np.float32)
+    _, mean, invstd = [o.asnumpy() for o in ex.forward(is_train=True)]
+    ex.backward([mx.nd.array(dy), mx.nd.zeros(2), mx.nd.zeros(2)])
+    x64, dy64 = x.astype(np.float64), dy.astype(np.float64)
+    ref_mean, ref_var = x64.mean(axis=(0, 2)), x64.var(axis=(0, 2))
+    ref_invstd = 1 / np.sqrt(ref_var + 1e-3)
+    assert_almost_equal(mean, ref_mean, rtol=1e-7, atol=0)
+    assert_almost_equal(invstd, ref_invstd, rtol=2e-6, atol=0)
+    # centred on the float32 mean the operator keeps (as MXNet's): its rounding, times
+    # sum(dy), is not the sums' error
+    centered = (x64 - mean.reshape(1, -1, 1)) * invstd.reshape(1, -1, 1)
+    assert_almost_equal(ex.grad_dict['bn_gamma'].asnumpy(), (centered * dy64).sum(axis=(0, 2)),
+                        rtol=1e-5, atol=0)
+    assert_almost_equal(ex.grad_dict['bn_beta'].asnumpy(), dy64.sum(axis=(0, 2)),
+                        rtol=1e-6, atol=0)
