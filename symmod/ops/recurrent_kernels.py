@@ -11,7 +11,10 @@ import numpy as np
 
 from .common import scratch
 from .fast_math import FLAGS, tanh
-from .recurrent_loops import gru_loop, gru_step, lstm_loop, lstm_step, ready
+from . import blas_numba
+from .recurrent_back_loops import lstm_back_loop
+from .recurrent_loops import (gru_loop, gru_step, lstm_loop, lstm_loop_into_gates, lstm_step,
+                              ready)
 
 __all__ = ['forward_direction', 'forward_projected_direction', 'backward_direction']
 
@@ -207,9 +210,10 @@ def forward_direction(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra)
 
 
 # batches up to this size run the whole time loop in numba (its np.dot calls scipy's
-# BLAS); larger ones loop in Python around numpy's products, which numpy's newer
-# OpenBLAS computes ~20% faster at N=32, H=200 (113 vs 143 us), more than the ~5 us of
-# Python per step saved
+# BLAS, which is faster than numpy's for one sample: 6.3 vs 8.4 us); larger LSTM ones
+# too, through numpy's own sgemm (blas_numba: ~20% faster than scipy's at N=32, H=200,
+# 113 vs 143 us, and another 20% split into small-kernel blocks), and the others loop in
+# Python around numpy's products (np.matmul), or wherever numpy's sgemm is not at hand
 _NUMBA_LOOP_MAX_BATCH = 4
 
 
@@ -219,6 +223,15 @@ def _forward_loop(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra):
     T, N, _ = x.shape
     H = wh.shape[1]
     GH = wx.shape[0]
+    if mode == 'lstm' and N > _NUMBA_LOOP_MAX_BATCH and blas_numba.AVAILABLE:
+        # the input products straight into the gates, to which each step's recurrent
+        # product is added: no separate pre-activation and product buffers to read
+        np.matmul(x.reshape(T * N, -1), wx.T, out=gates.reshape(T * N, GH))
+        wh_t = scratch('rnn_wht', (H, GH), x.dtype)
+        np.copyto(wh_t, wh.T)
+        return lstm_loop_into_gates(gates, bx + bh, wh_t, np.ascontiguousarray(h0),
+                                    np.ascontiguousarray(c0), reverse, y, extra,
+                                    blas_numba.SMALL)
     pre = scratch('rnn_pre', (T, N, GH), x.dtype)
     np.matmul(x.reshape(T * N, -1), wx.T, out=pre.reshape(T * N, GH))
     # a contiguous W_h^T: BLAS multiplies the small per-step product by it ~1.5x faster
@@ -293,6 +306,10 @@ def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dh
     H = wh.shape[1]
     GH = wx.shape[0]
     dtype = x.dtype
+    if mode == 'lstm' and dtype == _F32 and N > _NUMBA_LOOP_MAX_BATCH \
+            and blas_numba.AVAILABLE:
+        return _lstm_backward_loop(x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dhy,
+                                   dcy, dx, grads, dx_req)
     dgx = scratch('rnn_dgx', (T, N, GH), dtype)
     dgh = scratch('rnn_dgh', (T, N, GH), dtype) if mode == 'gru' else dgx
     dh = np.zeros((N, H), dtype) if dhy is None else dhy.copy()
@@ -391,4 +408,43 @@ def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dh
         else:
             flat_dx += np.matmul(flat_dgx, wx, out=scratch('rnn_dx_part', flat_dx.shape,
                                                            dtype))
+    return dh, dc
+
+
+def _lstm_backward_loop(x, wx, wh, h0, c0, reverse, y, gates, cells, dy, dhy, dcy, dx,
+                        grads, dx_req):
+    """float32 LSTM :func:`backward_direction`: the time loop whole in numba
+    (:mod:`symmod.ops.recurrent_back_loops`), then the weight and input gradients as one
+    product each over all steps."""
+    T, N, _ = x.shape
+    H = wh.shape[1]
+    GH = wx.shape[0]
+    dtype = x.dtype
+    dgx = scratch('rnn_dgx', (T, N, GH), dtype)
+    dh = np.zeros((N, H), dtype) if dhy is None else np.array(dhy, dtype, order='C')
+    dc = np.zeros((N, H), dtype) if dcy is None else np.array(dcy, dtype, order='C')
+    if grads is not None:
+        dwx, dwh, dbx, dbh = grads
+    else:
+        dwx = dwh = dbh = None
+        dbx = scratch('rnn_db', (GH,), dtype)
+    lstm_back_loop(gates, cells, c0, wh, reverse, dy, dh, dc, dgx, dbx, blas_numba.SMALL)
+    flat_dgx = dgx.reshape(T * N, GH)
+    if grads is not None:
+        np.copyto(dbh, dbx)
+        np.matmul(flat_dgx.T, x.reshape(T * N, -1), out=dwx)
+        h_prev = scratch('rnn_h_prev', (T, N, H), dtype)
+        if reverse:
+            h_prev[:T - 1] = y[1:]
+            h_prev[T - 1] = h0
+        else:
+            h_prev[0] = h0
+            h_prev[1:] = y[:T - 1]
+        np.matmul(flat_dgx.T, h_prev.reshape(T * N, H), out=dwh)
+    if dx is not None:
+        flat_dx = dx.reshape(T * N, -1)
+        if dx_req == 'write':
+            np.matmul(flat_dgx, wx, out=flat_dx)
+        else:
+            blas_numba.gemm_into(flat_dgx, wx, flat_dx, beta=1.0)
     return dh, dc

@@ -8,7 +8,10 @@ arithmetic. Here the loop runs in numba: the product goes to BLAS through numba'
 ``np.dot`` (scipy's BLAS), and the gates, the bias, the cell/state update and the copy
 into the layer output are one fused pass per step (the bias is no longer a separate pass
 over the whole pre-activation array). The step kernels also serve the Python loop that
-larger batches use (:mod:`symmod.ops.recurrent_kernels`).
+larger batches use (:mod:`symmod.ops.recurrent_kernels`). Larger LSTM batches run
+:func:`lstm_loop_into_gates`: numpy's own ``sgemm`` (:mod:`symmod.ops.blas_numba`) adds
+each step's product to the gates, which already hold the input products, and the step
+pass activates them in place while they are in cache.
 
 The loops write exactly what :func:`symmod.ops.recurrent_kernels.forward_direction`
 writes (gate activations, cell states or ``W_hn h + b_hn``, hidden states), so the
@@ -18,9 +21,11 @@ import numba
 import numpy as np
 
 from .. import threads
+from .blas_numba import gemm_blocked
 from .fast_math import FLAGS, tanh
 
-__all__ = ['lstm_step', 'lstm_loop', 'gru_step', 'gru_loop', 'ready']
+__all__ = ['lstm_step', 'lstm_loop', 'lstm_cell', 'lstm_loop_into_gates', 'gru_step',
+           'gru_loop', 'ready']
 
 _jit = dict(cache=True, nogil=True, fastmath=FLAGS, error_model='numpy')
 _HALF = np.float32(0.5)
@@ -69,6 +74,50 @@ def lstm_loop(pre, bias, wh_t, h0, c0, reverse, y, gates, cells, hh, h_even, h_o
         h = h_even if step % 2 == 0 else h_odd
         lstm_step(pre[t], hh, bias, gates[t], c_prev, cells[t], h, y[t])
         h_prev = h
+        c_prev = cells[t]
+    return h_prev, c_prev
+
+
+@numba.njit(**_jit)
+def lstm_cell(g, bias, c_prev, c, y):
+    """One LSTM step on gates ``g`` that already hold ``x W_x^T + h_prev W_h^T``:
+    adds ``bias`` and activates them in place, then writes ``c = f * c_prev + i * cand``
+    into ``c`` and ``h = o * tanh(c)`` into ``y``."""
+    hidden = c.shape[1]
+    for n in range(g.shape[0]):
+        out = g[n]
+        for j in range(4 * hidden):
+            v = out[j] + bias[j]
+            logistic = j < 2 * hidden or j >= 3 * hidden
+            t = tanh(v * _HALF if logistic else v)
+            out[j] = (t + _ONE) * _HALF if logistic else t
+        cp, cr, yr = c_prev[n], c[n], y[n]
+        for j in range(hidden):
+            cv = out[hidden + j] * cp[j] + out[j] * out[2 * hidden + j]
+            cr[j] = cv
+            yr[j] = out[3 * hidden + j] * tanh(cv)
+
+
+@numba.njit(**_jit)
+def lstm_loop_into_gates(gates, bias, wh_t, h0, c0, reverse, y, cells, small):
+    """Run an LSTM direction over the sequence, each step's recurrent product added
+    by numpy's ``sgemm`` (:mod:`symmod.ops.blas_numba`) straight into the gates.
+
+    ``gates`` (T, N, 4H) holds ``x W_x^T`` on entry and the activated gates on return;
+    ``wh_t`` is a C-contiguous W_h^T (H, 4H); ``bias`` is ``b_x + b_h``. The hidden
+    state fed back is read from ``y`` (its rows may be strided, as in a bidirectional
+    layer's output). ``small`` is :data:`symmod.ops.blas_numba.SMALL`. Writes ``y[t]``
+    and ``cells[t]``; returns the last hidden and cell states.
+    """
+    steps = gates.shape[0]
+    h_prev = h0
+    c_prev = c0
+    for step in range(steps):
+        t = steps - 1 - step if reverse else step
+        g = gates[t]
+        gemm_blocked(h_prev, wh_t, g, 1.0, small)
+        lstm_cell(g, bias, c_prev, cells[t], y[t])
+        h_prev = y[t]
         c_prev = cells[t]
     return h_prev, c_prev
 

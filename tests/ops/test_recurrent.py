@@ -314,6 +314,58 @@ def test_float32_step_kernels_follow_float64(mode, bidirectional, batch):
         assert_almost_equal(single, double, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize('small', [None, 3000])
+@pytest.mark.parametrize('bidirectional', [False, True])
+def test_float32_lstm_loops_with_and_without_numpy_sgemm(monkeypatch, bidirectional, small):
+    """Batches over 4 run an LSTM's float32 time loops in numba, calling numpy's sgemm
+    (symmod.ops.blas_numba) in blocks of at most ``SMALL`` multiply-adds; without that
+    sgemm they loop in Python around numpy's products. Both give the same numbers."""
+    from symmod.ops import blas_numba
+    if not blas_numba.AVAILABLE:
+        pytest.skip("numpy's BLAS exports no 64-bit-integer cblas_sgemm")
+    rng = np.random.RandomState(9)
+    loc, dirs = make_inputs('lstm', 5, 6, 6, 7, 2, bidirectional, rng)
+    loc['data'] = loc['data'] * 3
+    sym = rnn_symbol('lstm', 7, 2, bidirectional, state_outputs=True)
+    heads = [rng.uniform(-1, 1, s) for s in sym.infer_shape(
+        **{k: v.shape for k, v in loc.items()})[1]]
+    if small is not None:           # blocks of the step products, whatever the BLAS core
+        monkeypatch.setattr(blas_numba, 'SMALL', small)
+    fast = _train_and_infer(sym, loc, heads, np.float32)
+    monkeypatch.setattr(blas_numba, 'AVAILABLE', False)
+    plain = _train_and_infer(sym, loc, heads, np.float32)
+    for a, b in zip(fast, plain):
+        assert_almost_equal(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize('bidirectional', [False, True])
+def test_float32_lstm_loop_grad_req_null_and_add(bidirectional):
+    """The numba LSTM backward with no parameter gradient wanted and the data and state
+    gradients added, against float64's numpy path."""
+    rng = np.random.RandomState(10)
+    loc, dirs = make_inputs('lstm', 4, 6, 5, 6, 2, bidirectional, rng)
+    sym = rnn_symbol('lstm', 6, 2, bidirectional)
+    head = rng.uniform(-1, 1, (4, 6, dirs * 6))
+    names = sym.list_arguments()
+    req = {k: 'add' for k in names}
+    req['rnn_parameters'] = 'null'
+    start = {k: rng.uniform(-1, 1, v.shape) for k, v in loc.items()}
+    results = {}
+    for dtype in (np.float64, np.float32):
+        args = {k: mx.nd.array(v, dtype=dtype) for k, v in loc.items()}
+        grads = {k: mx.nd.array(start[k], dtype=dtype) for k in names}
+        exe = sym.bind(mx.cpu(), args, args_grad=grads, grad_req=req)
+        exe.forward(is_train=True)
+        exe.backward([mx.nd.array(head, dtype=dtype)])
+        results[dtype] = {k: grads[k].asnumpy() for k in names}
+    for k in names:
+        assert_almost_equal(results[np.float32][k], results[np.float64][k], rtol=1e-4,
+                            atol=1e-5)
+    np.testing.assert_array_equal(results[np.float32]['rnn_parameters'],
+                                  start['rnn_parameters'].astype(np.float32))
+    assert not np.allclose(results[np.float32]['data'], start['data'])
+
+
 def test_fast_math_tanh_and_logistic():
     from numba import njit
     from symmod.ops import fast_math

@@ -1,0 +1,58 @@
+"""numpy's sgemm called from numba (symmod.ops.blas_numba) against numpy's matmul."""
+import numpy as np
+import pytest
+
+from symmod.ops import blas_numba
+
+pytestmark = pytest.mark.skipif(not blas_numba.AVAILABLE,
+                                reason="numpy's BLAS exports no 64-bit-integer cblas_sgemm")
+
+
+def _strided(rng, shape, pad):
+    """A float32 matrix whose rows are ``pad`` elements apart beyond its width."""
+    base = rng.standard_normal((shape[0], shape[1] + pad)).astype(np.float32)
+    return base[:, pad // 2:pad // 2 + shape[1]]
+
+
+@pytest.mark.parametrize('trans_a', [False, True])
+@pytest.mark.parametrize('trans_b', [False, True])
+@pytest.mark.parametrize('beta', [0.0, 1.0, 0.5])
+def test_gemm_transposes_strides_and_beta(trans_a, trans_b, beta):
+    rng = np.random.default_rng(0)
+    m, n, k = 5, 7, 6
+    a = _strided(rng, (k, m) if trans_a else (m, k), 3)
+    b = _strided(rng, (n, k) if trans_b else (k, n), 4)
+    c = _strided(rng, (m, n), 2)
+    start = c.copy()
+    want = (a.T if trans_a else a).astype(np.float64) @ (b.T if trans_b else b) + beta * start
+    blas_numba.gemm_into(a, b, c, trans_a, trans_b, beta)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize('m,n,k,small', [
+    (6, 400, 7, 10000),     # column blocks (224 and 176 wide), whole inner dimension
+    (6, 300, 50, 5000),     # column blocks and blocks of the inner dimension
+    (6, 40, 50, 1000),      # one column block, 13 blocks of the inner dimension
+    (32, 800, 200, 100 ** 3),   # a recurrent step's product at OpenBLAS's limit
+    (32, 200, 800, 100 ** 3),   # and its backward product
+    (6, 40, 50, 0),         # no limit: one call
+    (70, 40, 50, 1000)])    # more than 64 rows: one call
+@pytest.mark.parametrize('beta', [0.0, 1.0])
+def test_gemm_blocked_matches_one_product(m, n, k, small, beta):
+    rng = np.random.default_rng(1)
+    a = _strided(rng, (m, k), 2)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = rng.standard_normal((m, n)).astype(np.float32)
+    want = a.astype(np.float64) @ b + beta * c
+    blas_numba.gemm_blocked(a, b, c, beta, small)
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-4)
+
+
+def test_gemm_into_checks_its_operands():
+    a = np.ones((3, 4), np.float32)
+    with pytest.raises(ValueError, match='do not agree'):
+        blas_numba.gemm_into(a, np.ones((5, 2), np.float32), np.empty((3, 2), np.float32))
+    with pytest.raises(ValueError, match='float32'):
+        blas_numba.gemm_into(a, np.ones((4, 2)), np.empty((3, 2), np.float32))
+    with pytest.raises(ValueError, match='contiguous elements'):
+        blas_numba.gemm_into(a, np.ones((2, 4), np.float32).T, np.empty((3, 2), np.float32))
