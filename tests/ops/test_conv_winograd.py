@@ -1,11 +1,13 @@
 """Winograd F(2x2, 3x3) convolution kernels (symmod/ops/conv_winograd.py): against a loop
 reference, the direct kernels, finite differences through the operator, and the choice
 of kernels per shape."""
+import numba
 import numpy as np
 import pytest
 
 import symmod as mx
-from symmod.ops import conv_direct, conv_winograd
+from symmod.ops import conv_direct, conv_winograd, numba_blas
+from symmod.ops import conv_winograd_transforms as transforms
 from symmod.test_utils import assert_almost_equal, check_numeric_gradient
 
 from test_conv import conv_reference
@@ -104,8 +106,7 @@ def test_convolution_picks_winograd_for_wide_layers(monkeypatch):
     out = ex.forward(is_train=True)[0].asnumpy()
     dy = rng.standard_normal(out.shape).astype(np.float32)
     ex.backward(mx.nd.array(dy))
-    # (the data gradient is the forward with the flipped weight)
-    assert calls == ['forward', 'backward_weight', 'backward_data', 'forward']
+    assert calls == ['forward', 'backward_weight', 'backward_data']
     x64, w64, dy64 = x.astype(np.float64), w.astype(np.float64), dy.astype(np.float64)
     assert_almost_equal(out, conv_reference(x64, w64, None, (1, 1), (1, 1), (1, 1), 1),
                         rtol=1e-4, atol=1e-4)
@@ -147,37 +148,81 @@ def test_winograd_backward_add_accumulates(winograd_everywhere):
         assert_almost_equal(a, b, rtol=1e-10, atol=1e-10)
 
 
-def test_winograd_splits_blocks_over_threads_with_the_same_result(monkeypatch):
-    import threading
+@pytest.fixture(params=['numba BLAS', 'numpy products'])
+def product_paths(request, monkeypatch):
+    """Both ways of running the products: BLAS called inside one parallel numba call, and
+    (where numpy's BLAS cannot be called from numba) numpy's products on thread_split."""
+    if request.param == 'numba BLAS' and not numba_blas.AVAILABLE:
+        pytest.skip("numpy's BLAS is not callable from numba here")
+    if request.param == 'numpy products':
+        monkeypatch.setattr(numba_blas, 'AVAILABLE', False)
+    return request.param
+
+
+def _three_passes(x, weight, dy):
+    out, dx = np.empty_like(dy), np.empty_like(x)
+    conv_winograd.forward(x, weight, out)
+    conv_winograd.backward_data(dy, weight, dx)
+    return out, dx, conv_winograd.backward_weight(x, dy)
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_winograd_splits_over_threads_with_the_same_bits(product_paths, dtype, monkeypatch):
     from symmod.ops import thread_split
     monkeypatch.setattr(conv_winograd, 'BLOCK_BYTES', 1)       # 16 tiles a block: 8 blocks
     rng = np.random.default_rng(11)
-    x = rng.standard_normal((2, 3, 8, 8)).astype(np.float32)
-    weight = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
-    dy = rng.standard_normal((2, 4, 8, 8)).astype(np.float32)
-    seen = set()
-    transform = conv_winograd._input_transform
-
-    def recorded(*args):
-        seen.add(threading.get_ident())
-        return transform(*args)
-    monkeypatch.setattr(conv_winograd, '_input_transform', recorded)
+    x = rng.standard_normal((2, 3, 8, 8)).astype(dtype)
+    weight = rng.standard_normal((4, 3, 3, 3)).astype(dtype)
+    dy = rng.standard_normal((2, 4, 8, 8)).astype(dtype)
     results = {}
-    for parts in (1, 2, 3):
+    for parts in (1, 2, 3, 4, 5):
+        # parts beyond numba's threads run in turn on the threads there are; the forward
+        # cuts the blocks into that many runs, the weight gradient its 16 products
+        # (at most 4 parts)
         monkeypatch.setattr(thread_split, 'parts', lambda parts=parts: parts)
-        seen.clear()
-        out, dx = np.empty_like(dy), np.empty_like(x)
-        conv_winograd.forward(x, weight, out)
-        conv_winograd.backward_data(dy, weight, dx)
-        results[parts] = (out, dx, conv_winograd.backward_weight(x, dy))
-        # (a pool thread may take more than one part)
-        assert (len(seen) == 1) if parts == 1 else (len(seen) > 1)
-    for parts in (2, 3):
+        results[parts] = _three_passes(x, weight, dy)
+    for parts in (2, 3, 4, 5):
         for a, b in zip(results[parts], results[1]):
             np.testing.assert_array_equal(a, b)      # not a rounding apart
     expected = conv_reference(x.astype(np.float64), weight.astype(np.float64), None, (1, 1),
                               (1, 1), (1, 1), 1)
     assert np.abs(results[2][0] - expected).max() <= 1e-5 * np.abs(expected).max()
+
+
+def test_winograd_runs_on_numba_threads_with_the_same_bits():
+    # ResNet-20's 64-channel layer, at one and at two of numba's threads (the width the
+    # executor sets), through the operator as it runs in training
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip('one numba thread')
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((8, 64, 8, 8)).astype(np.float32)
+    weight = (rng.standard_normal((64, 64, 3, 3)) / 24).astype(np.float32)
+    dy = rng.standard_normal((8, 64, 8, 8)).astype(np.float32)
+    before = numba.get_num_threads()
+    try:
+        results = []
+        for width in (1, 2):
+            numba.set_num_threads(width)
+            results.append(_three_passes(x, weight, dy))
+    finally:
+        numba.set_num_threads(before)
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_winograd_products_match_numpy_products(product_paths):
+    # the 'numpy products' run of the fixture is the reference here for the other
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((3, 5, 7, 6))
+    weight = rng.standard_normal((4, 5, 3, 3))
+    dy = rng.standard_normal((3, 4, 7, 6))
+    out, dx, dw = _three_passes(x, weight, dy)
+    assert_almost_equal(out, conv_reference(x, weight, None, (1, 1), (1, 1), (1, 1), 1),
+                        rtol=1e-12, atol=1e-12)
+    dx_direct = np.empty_like(x)
+    conv_direct.backward_data(dy, weight, dx_direct)
+    assert_almost_equal(dx, dx_direct, rtol=1e-12, atol=1e-12)
+    assert_almost_equal(dw, conv_direct.backward_weight(x, dy), rtol=1e-12, atol=1e-12)
 
 
 def test_thread_split_runs_every_part_and_raises_their_errors():
@@ -202,11 +247,22 @@ def test_filter_transforms_are_g_w_gt_and_its_adjoint(dtype):
     rng = np.random.RandomState(3)
     w = rng.standard_normal((7, 5, 3, 3)).astype(dtype)
     expected = np.einsum('ia,kcab,jb->ijkc', g_mat, w.astype(np.float64), g_mat)
-    got = conv_winograd._weight_transform(w)
-    np.testing.assert_allclose(got, expected.reshape(16, 7, 5), rtol=1e-6, atol=1e-6)
+    got = conv_winograd._planes('u', 7, 5, dtype)
+    for rows in ((0, 7), (0, 3), (3, 7)):       # the filters split between two threads
+        got[...] = np.nan
+        transforms.weight_transform(w, got, False, *rows)
+        np.testing.assert_allclose(got[:, slice(*rows)], expected.reshape(16, 7, 5)[:, slice(*rows)],
+                                   rtol=1e-6, atol=1e-6)
+    # the data gradient's filters: flipped, channel axes swapped
+    flipped = conv_winograd._planes('u', 5, 7, dtype)
+    transforms.weight_transform(w, flipped, True, 0, 5)
+    np.testing.assert_allclose(
+        flipped, np.einsum('ia,ckab,jb->ijkc', g_mat, w[:, :, ::-1, ::-1].astype(np.float64),
+                           g_mat).reshape(16, 5, 7), rtol=1e-6, atol=1e-6)
     du = rng.standard_normal((16, 7, 5)).astype(dtype)
     dg = np.empty((7, 5, 3, 3), dtype)
-    conv_winograd._weight_grad_transform(du, dg)
+    transforms.weight_grad_transform(du, dg, 0, 4)
+    transforms.weight_grad_transform(du, dg, 4, 7)
     np.testing.assert_allclose(
         dg, np.einsum('ia,ijkc,jb->kcab', g_mat, du.astype(np.float64).reshape(4, 4, 7, 5),
                       g_mat), rtol=1e-6, atol=1e-6)
