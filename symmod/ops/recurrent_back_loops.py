@@ -1,33 +1,35 @@
-"""The float32 backward time loop (BPTT) of the fused ``RNN`` operator's LSTM layers,
-whole in numba.
+"""The float32 backward time loops (BPTT) of the fused ``RNN`` operator's LSTM and GRU
+layers, whole in numba.
 
 A backward step is one pass over the gates (the gate gradients from the hidden- and
 cell-state gradients) and one small product (``dgates @ W_h``, the hidden-state
 gradient of the step before). Driven from Python, each step paid for a numba dispatch,
 a BLAS call through numpy, array slicing and a separate add of the output gradient
-(~6 us a step at N=32, H=200); here the step pass also adds the output gradient and sums
-the bias gradient, and the product goes to numpy's ``sgemm``
-(:mod:`symmod.ops.blas_numba`).
+(~6 us a step at N=32, H=200); here the LSTM's step pass also adds the output gradient
+and sums the bias gradient, and the product goes to numpy's ``sgemm``
+(:mod:`symmod.ops.blas_numba`). The step passes also serve the Python loops used where
+numpy's ``sgemm`` is not at hand (:mod:`symmod.ops.recurrent_kernels`).
+
+Each pass loops once per array it writes: a loop writing several arrays (or one row at
+several offsets) needs more runtime overlap checks than LLVM allows, and then runs
+scalar (at N=32, H=200 the LSTM step took 15 us, the GRU step 31 us, as one loop).
 """
 import numba
 
 from .blas_numba import gemm_blocked
 from .fast_math import FLAGS, tanh
 
-__all__ = ['lstm_back_loop']
+__all__ = ['lstm_back_step', 'lstm_back_loop', 'gru_step_back32', 'gru_back_loop']
 
 _jit = dict(cache=True, nogil=True, fastmath=FLAGS, error_model='numpy')
 
 
 @numba.njit(**_jit)
-def _lstm_back_step(g, c, c_before, dy, dh, dc, d, db):
+def lstm_back_step(g, c, c_before, dy, dh, dc, d, db):
     """Gate gradients ``d`` (N, 4H) of one step from the activated gates ``g``, the
     cell states ``c`` and ``c_before``, the output gradient ``dy`` and the running
     hidden- and cell-state gradients ``dh`` and ``dc``; ``dc`` becomes the previous
-    step's, ``d``'s rows are added to ``db``. ``dh`` holds ``dy + dh`` on return.
-
-    One loop per array written (see :mod:`symmod.ops.recurrent_kernels`: a loop writing
-    several arrays runs scalar)."""
+    step's, ``d``'s rows are added to ``db``. ``dh`` holds ``dy + dh`` on return."""
     hidden = c.shape[1]
     for n in range(c.shape[0]):
         row, drow = g[n], d[n]
@@ -75,5 +77,54 @@ def lstm_back_loop(gates, cells, c0, wh, reverse, dy, dh, dc, dgates, db, small)
             c_before = cells[t + 1] if t < steps - 1 else c0
         else:
             c_before = cells[t - 1] if t > 0 else c0
-        _lstm_back_step(gates[t], cells[t], c_before, dy[t], dh, dc, dgates[t], db)
+        lstm_back_step(gates[t], cells[t], c_before, dy[t], dh, dc, dgates[t], db)
         gemm_blocked(dgates[t], wh, dh, 0.0, small)
+
+
+@numba.njit(**_jit)
+def gru_step_back32(g, hn, h_prev, dh, dxg, dhg):
+    """Gradients of one GRU step's input-side (``dxg``) and hidden-side (``dhg``) gate
+    pre-activations (N, 3H; r, z, n) from ``dh``, which becomes the part of the
+    previous state's gradient that flows through ``z`` (the hidden-side product is
+    added after)."""
+    hidden = hn.shape[1]
+    for n in range(g.shape[0]):
+        row, xrow, hrow = g[n], dxg[n], dhg[n]
+        r, z, cand = row[:hidden], row[hidden:2 * hidden], row[2 * hidden:]
+        dxr, dxz, dxn = xrow[:hidden], xrow[hidden:2 * hidden], xrow[2 * hidden:]
+        dhgr, dhgz, dhgn = hrow[:hidden], hrow[hidden:2 * hidden], hrow[2 * hidden:]
+        hnr, hp, dhr = hn[n], h_prev[n], dh[n]
+        for j in range(hidden):
+            dxn[j] = dhr[j] * (1 - z[j]) * (1 - cand[j] * cand[j])
+        for j in range(hidden):
+            dxr[j] = dxn[j] * hnr[j] * r[j] * (1 - r[j])
+        for j in range(hidden):
+            dxz[j] = dhr[j] * (hp[j] - cand[j]) * z[j] * (1 - z[j])
+        for j in range(hidden):
+            dhgr[j] = dxr[j]
+        for j in range(hidden):
+            dhgz[j] = dxz[j]
+        for j in range(hidden):
+            dhgn[j] = dxn[j] * r[j]
+        for j in range(hidden):
+            dhr[j] *= z[j]
+
+
+@numba.njit(**_jit)
+def gru_back_loop(gates, extra, h_prev, wh, reverse, dy, dh, dxg, dhg, small):
+    """Back-propagate a GRU direction through its time steps: ``gates`` and ``extra``
+    (``W_hn h + b_hn``) as the forward pass kept them, ``h_prev`` (T, N, H) the state
+    entering each step, ``dy`` the output gradient (rows may be strided), ``dh`` (N, H,
+    C-contiguous) the last state's gradient on entry and the initial one's on return.
+    Writes the input- and hidden-side gate gradients of every step into ``dxg`` and
+    ``dhg`` (T, N, 3H). ``small`` is :data:`symmod.ops.blas_numba.SMALL`."""
+    steps = gates.shape[0]
+    for step in range(steps):
+        t = step if reverse else steps - 1 - step
+        dyt = dy[t]
+        for n in range(dh.shape[0]):
+            dhr, dyr = dh[n], dyt[n]
+            for j in range(dh.shape[1]):
+                dhr[j] += dyr[j]
+        gru_step_back32(gates[t], extra[t], h_prev[t], dh, dxg[t], dhg[t])
+        gemm_blocked(dhg[t], wh, dh, 1.0, small)

@@ -9,10 +9,10 @@ hidden-to-hidden product and the gate arithmetic run per step.
 import numba
 import numpy as np
 
-from .common import scratch
-from .fast_math import FLAGS, tanh
 from . import blas_numba
-from .recurrent_back_loops import lstm_back_loop
+from .common import scratch
+from .recurrent_back_loops import (gru_back_loop, gru_step_back32, lstm_back_loop,
+                                   lstm_back_step)
 from .recurrent_loops import (gru_loop, gru_step, lstm_loop, lstm_loop_into_gates, lstm_step,
                               ready)
 
@@ -34,69 +34,9 @@ def _sigmoid_(a):
 _FUSED = (np.dtype(np.float32), np.dtype(np.float64))
 
 # float32 time steps run whole in numba, tanh and the logistic function included
-# (fast_math's vectorizing versions; numpy's float64 tanh is kept for float64). Each
-# kernel writes few arrays and reads whole rows, so that LLVM vectorizes the inner loop.
+# (fast_math's vectorizing versions; numpy's float64 tanh is kept for float64): the
+# kernels are in recurrent_loops.py (forward) and recurrent_back_loops.py (backward)
 _F32 = np.dtype(np.float32)
-_jit32 = dict(cache=True, nogil=True, fastmath=FLAGS, error_model='numpy')
-
-
-# The float32 backward kernels below loop once per array they write: a loop writing
-# several arrays (or one row at several offsets) needs more runtime overlap checks than
-# LLVM allows, and then runs scalar (at N=32, H=200 the LSTM step took 15 us, the GRU
-# step 31 us, written as one loop).
-
-
-@numba.njit(**_jit32)
-def _lstm_step_back32(g, c, c_before, dh, dc, d):
-    """:func:`_lstm_step_back` with ``tanh(c)`` computed in the loop (float32)."""
-    hidden = c.shape[1]
-    for n in range(c.shape[0]):
-        row, drow = g[n], d[n]
-        i, f, cand, o = (row[:hidden], row[hidden:2 * hidden], row[2 * hidden:3 * hidden],
-                         row[3 * hidden:])
-        di, df, dg, do = (drow[:hidden], drow[hidden:2 * hidden],
-                          drow[2 * hidden:3 * hidden], drow[3 * hidden:])
-        cr, cb, dhr, dcr = c[n], c_before[n], dh[n], dc[n]
-        for j in range(hidden):
-            do[j] = tanh(cr[j])                 # tanh(c), until do is written below
-        for j in range(hidden):
-            dcr[j] += dhr[j] * o[j] * (1 - do[j] * do[j])
-        for j in range(hidden):
-            do[j] = dhr[j] * do[j] * o[j] * (1 - o[j])
-        for j in range(hidden):
-            di[j] = dcr[j] * cand[j] * i[j] * (1 - i[j])
-        for j in range(hidden):
-            df[j] = dcr[j] * cb[j] * f[j] * (1 - f[j])
-        for j in range(hidden):
-            dg[j] = dcr[j] * i[j] * (1 - cand[j] * cand[j])
-        for j in range(hidden):
-            dcr[j] *= f[j]
-
-
-@numba.njit(**_jit32)
-def _gru_step_back32(g, hn, h_prev, dh, dxg, dhg):
-    """:func:`_gru_step_back` with whole-row loops (float32)."""
-    hidden = hn.shape[1]
-    for n in range(g.shape[0]):
-        row, xrow, hrow = g[n], dxg[n], dhg[n]
-        r, z, cand = row[:hidden], row[hidden:2 * hidden], row[2 * hidden:]
-        dxr, dxz, dxn = xrow[:hidden], xrow[hidden:2 * hidden], xrow[2 * hidden:]
-        dhgr, dhgz, dhgn = hrow[:hidden], hrow[hidden:2 * hidden], hrow[2 * hidden:]
-        hnr, hp, dhr = hn[n], h_prev[n], dh[n]
-        for j in range(hidden):
-            dxn[j] = dhr[j] * (1 - z[j]) * (1 - cand[j] * cand[j])
-        for j in range(hidden):
-            dxr[j] = dxn[j] * hnr[j] * r[j] * (1 - r[j])
-        for j in range(hidden):
-            dxz[j] = dhr[j] * (hp[j] - cand[j]) * z[j] * (1 - z[j])
-        for j in range(hidden):
-            dhgr[j] = dxr[j]
-        for j in range(hidden):
-            dhgz[j] = dxz[j]
-        for j in range(hidden):
-            dhgn[j] = dxn[j] * r[j]
-        for j in range(hidden):
-            dhr[j] *= z[j]
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
@@ -257,6 +197,9 @@ def _forward_loop(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra):
                              gates, extra, hh, h_even, h_odd)
         return gru_loop(pre, bx, bh, wh_t, h0, reverse, y, gates, extra, hh, h_even,
                         h_odd), None
+    if mode == 'gru' and blas_numba.AVAILABLE:
+        return gru_loop(pre, bx, bh, wh_t, h0, reverse, y, gates, extra, hh, h_even,
+                        h_odd, blas_numba.SMALL), None
     h_prev, c_prev = h0, c0
     for step in range(T):
         t = T - 1 - step if reverse else step
@@ -306,10 +249,9 @@ def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dh
     H = wh.shape[1]
     GH = wx.shape[0]
     dtype = x.dtype
-    if mode == 'lstm' and dtype == _F32 and N > _NUMBA_LOOP_MAX_BATCH \
-            and blas_numba.AVAILABLE:
-        return _lstm_backward_loop(x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dhy,
-                                   dcy, dx, grads, dx_req)
+    if mode in ('lstm', 'gru') and dtype == _F32 and blas_numba.AVAILABLE:
+        return _backward_loop(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dhy,
+                              dcy, dx, grads, dx_req)
     dgx = scratch('rnn_dgx', (T, N, GH), dtype)
     dgh = scratch('rnn_dgh', (T, N, GH), dtype) if mode == 'gru' else dgx
     dh = np.zeros((N, H), dtype) if dhy is None else dhy.copy()
@@ -324,9 +266,9 @@ def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dh
     else:
         h_prev[0] = h0
         h_prev[1:] = y[:T - 1]
+    db_unused = scratch('rnn_db', (GH,), dtype)     # the bias sums come after the loop
     for step in range(T):
         t = step if reverse else T - 1 - step
-        dh += dy[t]
         if mode == 'lstm':
             g = gates[t]
             c = extra[t]
@@ -334,10 +276,11 @@ def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dh
                 c_before = extra[t + 1] if t < T - 1 else c0
             else:
                 c_before = extra[t - 1] if t > 0 else c0
-            if dtype == _F32:
-                _lstm_step_back32(g, c, c_before, dh, dc, dgx[t])
+            if dtype == _F32:       # adds dy[t] to dh itself
+                lstm_back_step(g, c, c_before, dy[t], dh, dc, dgx[t], db_unused)
                 np.matmul(dgx[t], wh, out=dh)
                 continue
+            dh += dy[t]
             tc = np.tanh(c, out=scratch('rnn_tc', c.shape, dtype))
             if dtype in _FUSED:
                 _lstm_step_back(g, tc, c_before, dh, dc, dgx[t])
@@ -357,11 +300,12 @@ def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dh
             dc *= f
             np.matmul(d, wh, out=dh)
         elif mode == 'gru':
+            dh += dy[t]
             g = gates[t]
             hn = extra[t]
             dxg, dhg = dgx[t], dgh[t]
             if dtype == _F32:
-                _gru_step_back32(g, hn, h_prev[t], dh, dxg, dhg)
+                gru_step_back32(g, hn, h_prev[t], dh, dxg, dhg)
                 dh += np.matmul(dhg, wh, out=scratch('rnn_dhh', dh.shape, dtype))
                 continue
             if dtype in _FUSED:
@@ -381,6 +325,7 @@ def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dh
             dh *= z
             dh += dhg @ wh
         else:
+            dh += dy[t]
             d = dgx[t]
             if mode == 'rnn_tanh':
                 np.multiply(dh, 1 - y[t] * y[t], out=d)
@@ -411,9 +356,9 @@ def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dh
     return dh, dc
 
 
-def _lstm_backward_loop(x, wx, wh, h0, c0, reverse, y, gates, cells, dy, dhy, dcy, dx,
-                        grads, dx_req):
-    """float32 LSTM :func:`backward_direction`: the time loop whole in numba
+def _backward_loop(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dhy, dcy, dx,
+                   grads, dx_req):
+    """float32 LSTM and GRU :func:`backward_direction`: the time loop whole in numba
     (:mod:`symmod.ops.recurrent_back_loops`), then the weight and input gradients as one
     product each over all steps."""
     T, N, _ = x.shape
@@ -422,17 +367,12 @@ def _lstm_backward_loop(x, wx, wh, h0, c0, reverse, y, gates, cells, dy, dhy, dc
     dtype = x.dtype
     dgx = scratch('rnn_dgx', (T, N, GH), dtype)
     dh = np.zeros((N, H), dtype) if dhy is None else np.array(dhy, dtype, order='C')
-    dc = np.zeros((N, H), dtype) if dcy is None else np.array(dcy, dtype, order='C')
-    if grads is not None:
-        dwx, dwh, dbx, dbh = grads
-    else:
-        dwx = dwh = dbh = None
-        dbx = scratch('rnn_db', (GH,), dtype)
-    lstm_back_loop(gates, cells, c0, wh, reverse, dy, dh, dc, dgx, dbx, blas_numba.SMALL)
-    flat_dgx = dgx.reshape(T * N, GH)
-    if grads is not None:
-        np.copyto(dbh, dbx)
-        np.matmul(flat_dgx.T, x.reshape(T * N, -1), out=dwx)
+    want = grads is not None
+    dwx, dwh, dbx, dbh = grads if want else (None, None, scratch('rnn_db', (GH,), dtype),
+                                             None)
+    # the state entering each time step, in time order (GRU steps and dW_h read it)
+    h_prev = None
+    if want or mode == 'gru':
         h_prev = scratch('rnn_h_prev', (T, N, H), dtype)
         if reverse:
             h_prev[:T - 1] = y[1:]
@@ -440,7 +380,24 @@ def _lstm_backward_loop(x, wx, wh, h0, c0, reverse, y, gates, cells, dy, dhy, dc
         else:
             h_prev[0] = h0
             h_prev[1:] = y[:T - 1]
-        np.matmul(flat_dgx.T, h_prev.reshape(T * N, H), out=dwh)
+    dc = None
+    if mode == 'lstm':
+        dgh = dgx
+        dc = np.zeros((N, H), dtype) if dcy is None else np.array(dcy, dtype, order='C')
+        lstm_back_loop(gates, extra, np.ascontiguousarray(c0), wh, reverse, dy, dh, dc,
+                       dgx, dbx, blas_numba.SMALL)
+        if want:
+            np.copyto(dbh, dbx)
+    else:
+        dgh = scratch('rnn_dgh', (T, N, GH), dtype)
+        gru_back_loop(gates, extra, h_prev, wh, reverse, dy, dh, dgx, dgh, blas_numba.SMALL)
+        if want:
+            np.add.reduce(dgx.reshape(T * N, GH), axis=0, out=dbx)
+            np.add.reduce(dgh.reshape(T * N, GH), axis=0, out=dbh)
+    flat_dgx = dgx.reshape(T * N, GH)
+    if want:
+        np.matmul(flat_dgx.T, x.reshape(T * N, -1), out=dwx)
+        np.matmul(dgh.reshape(T * N, GH).T, h_prev.reshape(T * N, H), out=dwh)
     if dx is not None:
         flat_dx = dx.reshape(T * N, -1)
         if dx_req == 'write':

@@ -11,7 +11,8 @@ over the whole pre-activation array). The step kernels also serve the Python loo
 larger batches use (:mod:`symmod.ops.recurrent_kernels`). Larger LSTM batches run
 :func:`lstm_loop_into_gates`: numpy's own ``sgemm`` (:mod:`symmod.ops.blas_numba`) adds
 each step's product to the gates, which already hold the input products, and the step
-pass activates them in place while they are in cache.
+pass activates them in place while they are in cache; larger GRU batches run
+:func:`gru_loop` on numpy's ``sgemm``.
 
 The loops write exactly what :func:`symmod.ops.recurrent_kernels.forward_direction`
 writes (gate activations, cell states or ``W_hn h + b_hn``, hidden states), so the
@@ -152,15 +153,21 @@ def gru_step(pre, hh, bx, bh, g, hn, h_prev, h, y):
 
 
 @numba.njit(**_jit)
-def gru_loop(pre, bx, bh, wh_t, h0, reverse, y, gates, extra, hh, h_even, h_odd):
+def gru_loop(pre, bx, bh, wh_t, h0, reverse, y, gates, extra, hh, h_even, h_odd,
+             small=-1):
     """Run a GRU direction over the sequence (arguments as :func:`lstm_loop`; ``pre``
     holds ``x W_x^T`` without bias, ``extra[t]`` receives ``W_hn h + b_hn``). Returns
-    the last hidden state."""
+    the last hidden state. The step products go to numba's ``np.dot`` (scipy's BLAS),
+    or with ``small`` >= 0 (:data:`symmod.ops.blas_numba.SMALL`) to numpy's ``sgemm``
+    in blocks."""
     steps = pre.shape[0]
     h_prev = h0
     for step in range(steps):
         t = steps - 1 - step if reverse else step
-        np.dot(h_prev, wh_t, hh)
+        if small >= 0:
+            gemm_blocked(h_prev, wh_t, hh, 0.0, small)
+        else:
+            np.dot(h_prev, wh_t, hh)
         h = h_even if step % 2 == 0 else h_odd
         gru_step(pre[t], hh, bx, bh, gates[t], extra[t], h_prev, h, y[t])
         h_prev = h

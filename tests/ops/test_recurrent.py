@@ -315,18 +315,22 @@ def test_float32_step_kernels_follow_float64(mode, bidirectional, batch):
 
 
 @pytest.mark.parametrize('small', [None, 3000])
-@pytest.mark.parametrize('bidirectional', [False, True])
-def test_float32_lstm_loops_with_and_without_numpy_sgemm(monkeypatch, bidirectional, small):
-    """Batches over 4 run an LSTM's float32 time loops in numba, calling numpy's sgemm
-    (symmod.ops.blas_numba) in blocks of at most ``SMALL`` multiply-adds; without that
-    sgemm they loop in Python around numpy's products. Both give the same numbers."""
+@pytest.mark.parametrize('batch', [3, 6])
+@pytest.mark.parametrize('mode,bidirectional', [('lstm', False), ('lstm', True),
+                                                ('gru', False), ('gru', True)])
+def test_float32_loops_with_and_without_numpy_sgemm(monkeypatch, mode, bidirectional, batch,
+                                                    small):
+    """float32 LSTM and GRU backward loops (and forward loops over 4 samples) run whole
+    in numba, calling numpy's sgemm (symmod.ops.blas_numba) in blocks of at most
+    ``SMALL`` multiply-adds; without that sgemm they loop in Python around numpy's
+    products. Both give the same numbers."""
     from symmod.ops import blas_numba
     if not blas_numba.AVAILABLE:
         pytest.skip("numpy's BLAS exports no 64-bit-integer cblas_sgemm")
     rng = np.random.RandomState(9)
-    loc, dirs = make_inputs('lstm', 5, 6, 6, 7, 2, bidirectional, rng)
+    loc, dirs = make_inputs(mode, 5, batch, 6, 7, 2, bidirectional, rng)
     loc['data'] = loc['data'] * 3
-    sym = rnn_symbol('lstm', 7, 2, bidirectional, state_outputs=True)
+    sym = rnn_symbol(mode, 7, 2, bidirectional, state_outputs=True)
     heads = [rng.uniform(-1, 1, s) for s in sym.infer_shape(
         **{k: v.shape for k, v in loc.items()})[1]]
     if small is not None:           # blocks of the step products, whatever the BLAS core
@@ -338,13 +342,14 @@ def test_float32_lstm_loops_with_and_without_numpy_sgemm(monkeypatch, bidirectio
         assert_almost_equal(a, b, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize('bidirectional', [False, True])
-def test_float32_lstm_loop_grad_req_null_and_add(bidirectional):
-    """The numba LSTM backward with no parameter gradient wanted and the data and state
+@pytest.mark.parametrize('mode,bidirectional', [('lstm', False), ('lstm', True),
+                                                ('gru', True)])
+def test_float32_loop_grad_req_null_and_add(mode, bidirectional):
+    """The numba backward loops with no parameter gradient wanted and the data and state
     gradients added, against float64's numpy path."""
     rng = np.random.RandomState(10)
-    loc, dirs = make_inputs('lstm', 4, 6, 5, 6, 2, bidirectional, rng)
-    sym = rnn_symbol('lstm', 6, 2, bidirectional)
+    loc, dirs = make_inputs(mode, 4, 6, 5, 6, 2, bidirectional, rng)
+    sym = rnn_symbol(mode, 6, 2, bidirectional)
     head = rng.uniform(-1, 1, (4, 6, dirs * 6))
     names = sym.list_arguments()
     req = {k: 'add' for k in names}
