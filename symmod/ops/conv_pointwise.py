@@ -4,13 +4,22 @@ A 1x1 convolution of NCHW data is ``out[n] = w @ x[n]`` with ``x[n]`` read as th
 ``(C, H * W)`` matrix of its (strided) positions: no column matrix and no layout copy of
 the result, which comes out of the batched product already in NCHW order. Strided
 inputs are subsampled into a contiguous buffer first.
+
+The convolutions run their products with BLAS at one thread (``threads.serial_blas``), so
+the samples are cut into contiguous ranges run on the calling thread's parts
+(:mod:`thread_split`); each sample's product is the same BLAS call however the samples
+are cut, so the results do not depend on the number of threads.
 """
 import numba
 import numpy as np
 
+from . import thread_split
 from .common import scratch, store_from
 
 __all__ = ['supports', 'forward', 'backward']
+
+# samples are cut into parts of at least this many multiply-adds
+SPLIT_MIN_WORK = 1 << 20
 
 
 def supports(kernel, dilates, pads, groups, ndim):
@@ -59,15 +68,27 @@ def _positions(x, strides, out_hw):
     return rows.reshape(n, c, -1)
 
 
+def _by_samples(fn, n, work):
+    """``fn(lo, hi)`` over contiguous sample ranges covering ``range(n)``, one per part
+    of the calling thread (a single range when ``work`` multiply-adds are few)."""
+    parts = max(1, min(thread_split.parts(), n, work // SPLIT_MIN_WORK))
+    bounds = [n * i // parts for i in range(parts + 1)]
+    thread_split.run(lambda i: fn(bounds[i], bounds[i + 1]), parts)
+
+
 def forward(x, w, out, strides, req):
     """``out (req)= conv1x1(x, w)`` (without bias)."""
     n, k = out.shape[:2]
     xs = _positions(x, strides, out.shape[2:])
     w2 = w.reshape(k, -1)
-    if req == 'write':
-        np.matmul(w2, xs, out=out.reshape(n, k, -1))
-    else:
-        out.reshape(n, k, -1)[...] += np.matmul(w2, xs)
+    out3 = out.reshape(n, k, -1)
+
+    def part(lo, hi):
+        if req == 'write':
+            np.matmul(w2, xs[lo:hi], out=out3[lo:hi])
+        else:
+            out3[lo:hi] += np.matmul(w2, xs[lo:hi])
+    _by_samples(part, n, out3.size * w2.shape[1])
 
 
 def backward(x, w, dy, strides, req, dx, dw):
@@ -76,13 +97,23 @@ def backward(x, w, dy, strides, req, dx, dw):
     n, k = dy.shape[:2]
     c = x.shape[1]
     dy3 = dy.reshape(n, k, -1)
+    work = dy3.size * c
     if req[1] != 'null':
         xs = _positions(x, strides, dy.shape[2:])
-        per_sample = np.matmul(dy3, xs.transpose(0, 2, 1))
+        per_sample = scratch('pointwise_dw', (n, k, c), np.result_type(dy, xs))
+
+        def weight_part(lo, hi):
+            np.matmul(dy3[lo:hi], xs[lo:hi].transpose(0, 2, 1), out=per_sample[lo:hi])
+        _by_samples(weight_part, n, work)
         store_from(dw.reshape(k, c), req[1], per_sample.sum(axis=0))
     if req[0] == 'null':
         return
-    grad = np.matmul(w.reshape(k, c).T, dy3)
+    wt = w.reshape(k, c).T
+    grad = scratch('pointwise_dx', (n, c, dy3.shape[2]), np.result_type(w, dy))
+
+    def data_part(lo, hi):
+        np.matmul(wt, dy3[lo:hi], out=grad[lo:hi])
+    _by_samples(data_part, n, work)
     if tuple(strides) == (1, 1):
         store_from(dx.reshape(n, c, -1), req[0], grad)
         return

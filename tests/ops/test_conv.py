@@ -414,18 +414,22 @@ def test_pooling_reads_the_leading_values_of_a_longer_pad():
 
 @pytest.fixture
 def split_products(monkeypatch):
-    """im2col products cut into three column ranges however small they are."""
-    from symmod.ops import conv, thread_split
+    """im2col products cut into three column ranges, and 1x1 products into three sample
+    ranges, however small they are."""
+    from symmod.ops import conv, conv_pointwise, thread_split
     monkeypatch.setattr(conv, 'SPLIT_MIN_WORK', 1)
+    monkeypatch.setattr(conv_pointwise, 'SPLIT_MIN_WORK', 1)
     monkeypatch.setattr(thread_split, 'parts', lambda: 3)
 
 
 # stride 2 3x3 unpadded (padded ones take conv_strided.py), dilated, a 1-D and a grouped
-# one (not split)
+# one (not split); 1x1 strided and not (samples split)
 SPLIT_CASES = [((4, 3, 9, 8), (3, 3), (2, 2), (0, 0), (1, 1), 5, 1, False),
                ((2, 2, 11, 7), (3, 3), (1, 1), (2, 2), (2, 2), 3, 1, True),
                ((2, 4, 11), (5,), (2,), (2,), (1,), 4, 1, False),
-               ((2, 4, 7, 7), (3, 3), (2, 2), (1, 1), (1, 1), 4, 2, False)]
+               ((2, 4, 7, 7), (3, 3), (2, 2), (1, 1), (1, 1), 4, 2, False),
+               ((5, 3, 7, 6), (1, 1), (2, 2), (0, 0), (1, 1), 4, 1, False),
+               ((4, 3, 5, 5), (1, 1), (1, 1), (0, 0), (1, 1), 2, 1, True)]
 
 
 @pytest.mark.parametrize('case', SPLIT_CASES)
@@ -463,3 +467,60 @@ def test_split_products_run_on_several_threads(split_products, monkeypatch):
     assert len(seen) > 1
     assert_almost_equal(y.asnumpy(), conv_reference(x.astype(np.float64), w, None, (2, 2),
                                                     (0, 0), (1, 1), 1), rtol=1e-4, atol=1e-4)
+
+
+def _pointwise_step(x, w, dy, stride, req):
+    """Output, data and weight gradients of a 1x1 convolution node (grad_req ``req``,
+    gradients starting at one so that 'add' shows)."""
+    sym = mx.sym.Convolution(mx.sym.Variable('data'), kernel=(1, 1), stride=stride,
+                             num_filter=w.shape[0], no_bias=True, name='conv')
+    exe = sym.bind(mx.cpu(), {'data': mx.nd.array(x), 'conv_weight': mx.nd.array(w)},
+                   args_grad={'data': mx.nd.ones(x.shape), 'conv_weight': mx.nd.ones(w.shape)},
+                   grad_req=req)
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array(dy))
+    return (exe.outputs[0].asnumpy(), exe.grad_dict['data'].asnumpy(),
+            exe.grad_dict['conv_weight'].asnumpy())
+
+
+@pytest.mark.parametrize('req', ['write', 'add'])
+@pytest.mark.parametrize('stride', [(1, 1), (2, 2)])
+def test_pointwise_products_give_the_same_bits_however_the_samples_are_cut(
+        monkeypatch, req, stride):
+    import threading
+    from symmod.ops import conv_pointwise, thread_split
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((7, 6, 9, 8)).astype(np.float32)
+    w = rng.standard_normal((5, 6, 1, 1)).astype(np.float32)
+    oh, ow = -(-9 // stride[0]), -(-8 // stride[1])
+    dy = rng.standard_normal((7, 5, oh, ow)).astype(np.float32)
+    monkeypatch.setattr(conv_pointwise, 'SPLIT_MIN_WORK', 1)
+    seen = set()
+    real = thread_split.run
+
+    def recorded(fn, count):
+        def part(i):
+            seen.add(threading.get_ident())
+            fn(i)
+        real(part, count)
+    monkeypatch.setattr(thread_split, 'run', recorded)
+    results = []
+    for parts in (1, 2, 3):
+        monkeypatch.setattr(thread_split, 'parts', lambda parts=parts: parts)
+        results.append(_pointwise_step(x, w, dy, stride, req))
+    assert len(seen) > 1
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            assert np.array_equal(a, b)
+    out, dx, dw = results[0]
+    x64, w64, dy64 = x.astype(np.float64), w.astype(np.float64), dy.astype(np.float64)
+    assert_almost_equal(out, conv_reference(x64, w64, None, stride, (0, 0), (1, 1), 1),
+                        rtol=1e-4, atol=1e-4)
+    base = 1.0 if req == 'add' else 0.0
+    expected_dx = np.zeros_like(x64)
+    expected_dx[:, :, ::stride[0], ::stride[1]] = np.einsum('kc,nkhw->nchw', w64[:, :, 0, 0],
+                                                            dy64)
+    assert_almost_equal(dx, base + expected_dx, rtol=1e-4, atol=1e-4)
+    xs = x64[:, :, ::stride[0], ::stride[1]]
+    assert_almost_equal(dw[:, :, 0, 0], base + np.einsum('nkhw,nchw->kc', dy64, xs),
+                        rtol=1e-4, atol=1e-4)
