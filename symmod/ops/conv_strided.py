@@ -65,6 +65,38 @@ def _pack_phases(x, first, per_chunk, dst, wp, ps):
     samples."""
     channels, height, width = x.shape[1], x.shape[2], x.shape[3]
     samples = min(x.shape[0] - first, per_chunk)
+    if width % 2:
+        _pack_phase_rows(x, first, samples, dst, wp, ps)
+        return samples
+    # an even width: a plane's columns split in one long loop (row by row, the loops are
+    # too short to run fast), then copied row by row
+    half = width // 2
+    cols = np.empty((2, height * half), x.dtype)
+    odd, even = cols[0], cols[1]
+    for s in range(samples):
+        for c in range(channels):
+            plane = x[first + s, c].reshape(height * width)
+            for q in range(height * half):
+                odd[q] = plane[2 * q]
+                even[q] = plane[2 * q + 1]
+            for h in range(height):
+                a = (h + 1) % 2
+                base = s * ps + ((h + 1) // 2) * wp
+                # b = 0 holds input columns 1, 3, 5, ... from v = 1; b = 1 columns 0, 2, ...
+                to_even = dst[4 * c + 2 * a][base + 1:base + 1 + half]
+                to_odd = dst[4 * c + 2 * a + 1][base:base + half]
+                from_even = even[h * half:(h + 1) * half]
+                from_odd = odd[h * half:(h + 1) * half]
+                for v in range(half):
+                    to_even[v] = from_even[v]
+                    to_odd[v] = from_odd[v]
+    return samples
+
+
+@numba.njit(**_jit)
+def _pack_phase_rows(x, first, samples, dst, wp, ps):
+    """:func:`_pack_phases` row by row (any width)."""
+    channels, height, width = x.shape[1], x.shape[2], x.shape[3]
     for s in range(samples):
         for c in range(channels):
             src = x[first + s, c]
@@ -72,7 +104,6 @@ def _pack_phases(x, first, per_chunk, dst, wp, ps):
                 a = (h + 1) % 2
                 base = s * ps + ((h + 1) // 2) * wp
                 line = src[h]
-                # b = 0 holds input columns 1, 3, 5, ... from v = 1; b = 1 columns 0, 2, ...
                 even = dst[4 * c + 2 * a][base + 1:base + 1 + width // 2]
                 odd = dst[4 * c + 2 * a + 1][base:base + (width + 1) // 2]
                 for v in range(width // 2):
@@ -80,7 +111,6 @@ def _pack_phases(x, first, per_chunk, dst, wp, ps):
                     even[v] = line[2 * v + 1]
                 if width % 2:
                     odd[width // 2] = line[width - 1]
-    return samples
 
 
 @numba.njit(**_jit)
