@@ -19,7 +19,10 @@ monitor or the profiler asks for every operator's own outputs.
 A residual addition (``elemwise_add``) and its relu fuse the same way, where the two
 steps are next to each other both ways (the addition's inputs may not outlive it):
 forward ``z = max(a + b, 0)`` in one pass, backward both input gradients straight from
-the relu's output gradient and output.
+the relu's output gradient and output. Where a BatchNorm's output is such an addition's
+input and nothing else reads it, and the BatchNorm runs right before the addition, the
+three run as one forward pass ``z = max(BatchNorm(x) + b, 0)``: the BatchNorm's output is
+never written nor read.
 """
 import collections
 
@@ -28,7 +31,7 @@ from ..ops.activation import Activation
 from ..ops.elemwise import ElemwiseBinary
 from ..ops.norm import BatchNorm
 
-__all__ = ['fuse_batchnorm_relu', 'fuse_add_relu', 'fuse']
+__all__ = ['fuse_batchnorm_relu', 'fuse_add_relu', 'fuse_batchnorm_add_relu', 'fuse']
 
 
 class _FusedForward:
@@ -212,8 +215,70 @@ def fuse_add_relu(forward_steps, backward_steps, nodes, heads):
     return new_forward, new_backward
 
 
+class _BatchNormAddReluForward:
+    """The forward step of ``relu(BatchNorm(x) + residual)``."""
+
+    def __init__(self, batchnorm):
+        self.batchnorm = batchnorm
+        self.name = batchnorm.name
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.batchnorm.forward(is_train, req, in_data[:-1], out_data, aux, relu=True,
+                               residual=in_data[-1])
+
+
+def fuse_batchnorm_add_relu(forward_steps, nodes, heads):
+    """The forward steps with every BatchNorm whose output only a fused ``relu(a + b)``
+    step (:func:`fuse_add_relu`) reads, the step right after it, fused into that step.
+
+    The BatchNorm's output is then never written: one write and one read of the
+    activations fewer. Backward is unchanged (the addition's backward step writes the
+    BatchNorm's output gradient from the relu's output gradient and output alone).
+
+    Parameters
+    ----------
+    forward_steps : list of tuple
+        Forward steps after :func:`fuse_add_relu`.
+    nodes, heads
+        As :func:`fuse_batchnorm_relu`.
+
+    Returns
+    -------
+    list
+        The new forward steps.
+    """
+    readers = _readers(nodes, heads)
+    new_forward, position = [], 0
+    while position < len(forward_steps):
+        step = forward_steps[position]
+        after = forward_steps[position + 1] if position + 1 < len(forward_steps) else None
+        node = step[-1]
+        if (type(step[0]) is not BatchNorm or after is None
+                or type(after[0]) is not _AddReluForward or step[1][0] != 'write'
+                or after[1][0] != 'write' or readers[(id(node), 0)] != 1
+                or readers[(id(node), 1)] or readers[(id(node), 2)]):
+            new_forward.append(step)
+            position += 1
+            continue
+        add_node = after[-1].inputs[0][0]
+        sides = [i for i, (child, index) in enumerate(add_node.inputs)
+                 if child is node and index == 0]
+        if len(sides) != 1:
+            new_forward.append(step)
+            position += 1
+            continue
+        op, req, ins, outs, aux, _ = step
+        residual = after[2][1 - sides[0]]
+        new_forward.append((_BatchNormAddReluForward(op), req, list(ins) + [residual],
+                            [after[3][0]] + list(outs[1:]), aux, node))
+        position += 2
+    return new_forward
+
+
 def fuse(forward_steps, backward_steps, nodes, heads):
-    """Both fusions (:func:`fuse_batchnorm_relu`, :func:`fuse_add_relu`)."""
+    """All three fusions (:func:`fuse_batchnorm_relu`, :func:`fuse_add_relu`,
+    :func:`fuse_batchnorm_add_relu`)."""
     forward_steps, backward_steps = fuse_batchnorm_relu(forward_steps, backward_steps,
                                                         nodes, heads)
-    return fuse_add_relu(forward_steps, backward_steps, nodes, heads)
+    forward_steps, backward_steps = fuse_add_relu(forward_steps, backward_steps, nodes, heads)
+    return fuse_batchnorm_add_relu(forward_steps, nodes, heads), backward_steps

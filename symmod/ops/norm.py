@@ -145,10 +145,12 @@ class BatchNorm(Operator):
         np.copyto(mean, m, casting='unsafe')
         np.copyto(invstd, 1.0 / np.sqrt(var + self.eps), casting='unsafe')
 
-    def forward(self, is_train, req, in_data, out_data, aux, relu=False):
+    def forward(self, is_train, req, in_data, out_data, aux, relu=False, residual=None):
         """The operator's forward pass; with ``relu`` (a BatchNorm fused with the relu that
         alone reads its output, ``executor/fusion.py``) ``out_data[0]`` takes the relu's
-        output, the positive part of the normalized data."""
+        output, the positive part of the normalized data; with ``residual`` too (fused with
+        the residual addition that alone reads it and the addition's relu) the positive
+        part of its sum with ``residual``."""
         x, gamma, beta = in_data
         out, mean, invstd = out_data
         batch_stats = is_train and not self.use_global_stats
@@ -171,18 +173,26 @@ class BatchNorm(Operator):
             scale = gamma * invstd
         if req[0] == 'null':
             return
-        if fast:
+        res3 = None if residual is None else self._view3(residual)
+        if fast and (res3 is None or norm_kernels.supports(res3)):
             norm_kernels.affine(x3, mean, scale, beta, self._view3(out), req[0] == 'add',
-                                relu)
+                                relu, res3)
             return
         shift = beta - mean * scale
         scale3, shift3 = scale.reshape(1, -1, 1), shift.reshape(1, -1, 1)
         out3 = self._view3(out)
         dst = work_buffer('fwd', out3, req[0])
+        if res3 is not None and np.shares_memory(dst, res3):
+            dst = scratch('fwd_residual', out3.shape, out3.dtype)
         np.multiply(x3, scale3.astype(x.dtype, copy=False), out=dst)
         dst += shift3.astype(x.dtype, copy=False)
+        if res3 is not None:
+            dst += res3         # rounded to the data type first, as the addition's input
         if relu:
             np.maximum(dst, 0, out=dst)
+        if res3 is not None and dst is not out3:
+            np.copyto(out3, dst)
+            return
         if dst is not out3:
             out3 += dst
 

@@ -7,7 +7,8 @@ reads the data once or twice and writes once:
   its square, ``x0`` the channel's first value, so that no precision is lost to a large
   mean);
 * :func:`affine`: ``out (=|+=) (x - mean) * scale + shift``, or with ``relu`` its
-  positive part (a BatchNorm fused with the relu that alone reads it);
+  positive part (a BatchNorm fused with the relu that alone reads it), or the positive
+  part of its sum with a residual (fused with a residual addition and its relu);
 * :func:`grad_sums`: ``sum(dy)`` and ``sum((x - mean) * dy)``;
 * :func:`grad_affine`: ``dx (=|+=) dy * a + (x - mean) * b + c``, the data gradient
   with its per-channel coefficients folded in;
@@ -44,6 +45,10 @@ __all__ = ['GROUP', 'CHUNK', 'supports', 'moments', 'affine', 'grad_sums', 'grad
 # tests (the fused relu keeps NaN) are not optimized away
 _FAST = {'reassoc', 'contract', 'arcp', 'nsz', 'afn'}
 _jit = dict(cache=True, nogil=True, error_model='numpy', parallel=True, fastmath=_FAST)
+# the affine passes without 'reassoc', which let LLVM regroup (x - m) * a + b + r as
+# (x - m) * a + (b + r): fused with a residual addition, the normalized value must be
+# rounded first, as the BatchNorm's stored output is
+_elementwise_jit = dict(_jit, fastmath=_FAST - {'reassoc'})
 # inlined into the kernels (numba's IR): called, the row loops ran up to 4x slower
 _row_jit = dict(cache=True, nogil=True, error_model='numpy', fastmath=_FAST, inline='always')
 
@@ -130,9 +135,13 @@ def _row_grad_sums(xr, gr, m, masked, a, b):
 
 
 @numba.njit(**_row_jit)
-def _row_affine(src, dst, m, a, b, add, relu):
+def _row_affine(src, res, dst, m, a, b, add, relu, residual):
     zero = src.dtype.type(0)
-    if relu:
+    if residual:
+        for i in range(src.size):
+            v = _normal(src[i], m, a, b) + res[i]
+            dst[i] = v if v > 0 or v != v else zero
+    elif relu:
         for i in range(src.size):
             v = _normal(src[i], m, a, b)
             dst[i] = v if v > 0 or v != v else zero     # NaN stays, as relu's
@@ -181,14 +190,14 @@ def _moments_by_channel(x, mean, var):
         var[c] = max(s2 / count - m * m, 0.0)
 
 
-@numba.njit(**_jit)
-def _affine_by_channel(x, mean, scale, shift, out, add, relu):
+@numba.njit(**_elementwise_jit)
+def _affine_by_channel(x, res, mean, scale, shift, out, add, relu, residual):
     outer, channels, inner = x.shape
     cast = x.dtype.type
     for c in prange(channels):
         for o in range(outer):
-            _row_affine(x[o, c], out[o, c], cast(mean[c]), cast(scale[c]), cast(shift[c]),
-                        add, relu)
+            _row_affine(x[o, c], res[o, c], out[o, c], cast(mean[c]), cast(scale[c]),
+                        cast(shift[c]), add, relu, residual)
 
 
 @numba.njit(**_jit)
@@ -244,14 +253,14 @@ def _moments_by_sample(x, mean, var):
         var[c] = max(s2 / count - m * m, 0.0)
 
 
-@numba.njit(**_jit)
-def _affine_by_sample(x, mean, scale, shift, out, add, relu):
+@numba.njit(**_elementwise_jit)
+def _affine_by_sample(x, res, mean, scale, shift, out, add, relu, residual):
     outer, channels, inner = x.shape
     cast = x.dtype.type
     for o in prange(outer):
         for c in range(channels):
-            _row_affine(x[o, c], out[o, c], cast(mean[c]), cast(scale[c]), cast(shift[c]),
-                        add, relu)
+            _row_affine(x[o, c], res[o, c], out[o, c], cast(mean[c]), cast(scale[c]),
+                        cast(shift[c]), add, relu, residual)
 
 
 @numba.njit(**_jit)
@@ -297,10 +306,14 @@ def moments(x, mean, var):
     _split(x, _moments_by_sample, _moments_by_channel)(x, mean, var)
 
 
-def affine(x, mean, scale, shift, out, add, relu=False):
+def affine(x, mean, scale, shift, out, add, relu=False, residual=None):
     """``out (=|+=) (x - mean) * scale + shift`` per channel; with ``relu``
-    ``out = max(that, 0)``."""
-    _split(x, _affine_by_sample, _affine_by_channel)(x, mean, scale, shift, out, add, relu)
+    ``out = max(that, 0)``, with ``residual`` (an array of ``x``'s shape)
+    ``out = max(that + residual, 0)`` (a BatchNorm, the residual addition that alone reads
+    it and that addition's relu). ``out`` may be ``x``'s or ``residual``'s memory."""
+    res = x if residual is None else residual
+    _split(x, _affine_by_sample, _affine_by_channel)(x, res, mean, scale, shift, out, add,
+                                                     relu, residual is not None)
 
 
 def grad_sums(x, dy, mean, sum_dy, dot):

@@ -55,16 +55,35 @@ def _run(ex, fused, is_train=True):
 def test_pairs_that_fuse():
     ex = _bind(_residual_net())
     # stem and b1 BatchNorms fuse with their relus; b2's BatchNorm feeds the addition,
-    # which fuses with out_relu
-    assert len(ex._plan.forward_steps) - len(ex._forward_steps) == 3
+    # which fuses with out_relu, and forward b2's BatchNorm, right before them, too
+    assert len(ex._plan.forward_steps) - len(ex._forward_steps) == 4
     assert len(ex._plan.backward_steps) - len(ex._backward_steps) == 3
     kinds = {s[-1].name: type(s[0]).__name__ for s in ex._forward_steps}
     assert kinds['b1_bn'] == kinds['stem_bn'] == '_FusedForward'
-    assert kinds['out_relu'] == '_AddReluForward'
-    assert 'b1_relu' not in kinds and 'stem_relu' not in kinds
+    assert kinds['b2_bn'] == '_BatchNormAddReluForward'
+    assert 'b1_relu' not in kinds and 'stem_relu' not in kinds and 'out_relu' not in kinds
     backward = {s[-1].name: type(s[0]).__name__ for s in ex._backward_steps}
     assert backward['b1_bn'] == backward['stem_bn'] == '_FusedBackward'
     assert '_AddReluBackward' in backward.values() and 'out_relu' not in backward
+
+
+def test_batchnorm_add_relu_fuses_only_right_before_the_addition():
+    data = mx.sym.Variable('data')
+    stem = mx.sym.Activation(_conv_bn(data, 'stem'), act_type='relu', name='stem_relu')
+    body = _conv_bn(stem, 'b1')
+    # the shortcut's convolution runs between b1's BatchNorm and the addition
+    shortcut = mx.sym.Convolution(stem, kernel=(1, 1), num_filter=4, name='short')
+    out = mx.sym.Activation(body + shortcut, act_type='relu', name='out_relu')
+    ex = mx.sym.make_loss(mx.sym.sum(out)).simple_bind(mx.cpu(), data=(2, 2, 4, 4))
+    kinds = {s[-1].name: type(s[0]).__name__ for s in ex._forward_steps}
+    assert kinds['b1_bn'] == 'BatchNorm' and kinds['out_relu'] == '_AddReluForward'
+    # read by something else too
+    body = _conv_bn(stem, 'b1')
+    out = mx.sym.Activation(body + stem, act_type='relu', name='out_relu')
+    ex = mx.sym.Group([mx.sym.make_loss(mx.sym.sum(out)), mx.sym.BlockGrad(body)]
+                      ).simple_bind(mx.cpu(), data=(2, 2, 4, 4))
+    kinds = {s[-1].name: type(s[0]).__name__ for s in ex._forward_steps}
+    assert kinds['b1_bn'] == 'BatchNorm'
 
 
 @pytest.mark.parametrize('dtype', [np.float32, np.float64, np.float16])
@@ -87,8 +106,13 @@ def test_fused_steps_match_the_operators_one_by_one(dtype, grad_req, batch):
         assert_almost_equal(grads_f[name], grads_p[name], rtol=tol, atol=tol)
 
 
-def test_inference_forward_fused():
-    results = [_run(_bind(_residual_net()), fused, is_train=False) for fused in (True, False)]
+@pytest.mark.parametrize('grad_req', ['write', 'null'])
+def test_inference_forward_fused(grad_req):
+    """Also bound for inference alone, where the plan may give an output the memory of an
+    input no later step reads (the fused steps read each input element before writing
+    that element of the output)."""
+    results = [_run(_bind(_residual_net(), grad_req=grad_req, batch=2 * norm_kernels.GROUP),
+                    fused, is_train=False) for fused in (True, False)]
     assert np.array_equal(results[0][0][0], results[1][0][0])
 
 
