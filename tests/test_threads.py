@@ -241,7 +241,7 @@ def test_convolution_products_run_blas_at_one_thread(budget_state, monkeypatch, 
     fake_np.matmul = staticmethod(spy)
     for module in (common, conv, conv_pointwise, conv_winograd):
         monkeypatch.setattr(module, 'np', fake_np)
-    # Winograd's products run inside its numba kernels (numba_blas), where numpy's BLAS
+    # Winograd's products run inside its numba kernels (blas_numba), where numpy's BLAS
     # is callable from numba
     for name in ('_forward_blocks', '_weight_grad_blocks'):
         kernel = getattr(conv_winograd, name)

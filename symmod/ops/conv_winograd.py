@@ -9,7 +9,7 @@ Tiles go in blocks (:data:`BLOCK_BYTES` of transformed input): transform a block
 transform back while the block is still in the L2 cache. Each pass is one parallel numba
 call: the blocks are cut into as many contiguous runs as the caller has numba threads,
 each run on its own thread with its own planes, its products BLAS calls at one thread
-from inside the loop (:mod:`numba_blas`), so that no Python runs between the pieces (it
+from inside the loop (:mod:`blas_numba`), so that no Python runs between the pieces (it
 did: a pool thread per call and a GIL hand-off per product and transform, and at two
 threads the layers gained 1.6-1.7x). The weight gradient keeps one partial sum per block
 and adds them in block order, split by filters, so its value does not depend on the
@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import threads
 from . import conv_winograd_transforms as transforms
-from . import numba_blas, thread_split
+from . import blas_numba, thread_split
 from .common import matmul_into, scratch
 
 __all__ = ['preferred', 'forward', 'backward_data', 'backward_weight']
@@ -99,7 +99,7 @@ def _forward_blocks(x, w, flip, u, v, m, out, th, tw, block, add):
             count = min(block, total - t0)
             transforms.input_transform(x, vp, th, tw, t0, count)
             for e in range(16):
-                numba_blas.gemm(u[e], vp[e, :, :count], mp[e, :, :count], False, 0.0)
+                blas_numba.gemm(u[e], vp[e, :, :count], mp[e, :, :count], False, False, 0.0)
             transforms.output_transform(mp, out, th, tw, t0, count, add)
 
 
@@ -120,7 +120,8 @@ def _weight_grad_blocks(x, dy, v, g, partial, du, dw, th, tw, block):
             transforms.input_transform(x, vp, th, tw, t0, count)
             transforms.grad_transform(dy, gp, th, tw, t0, count)
             for e in range(16):
-                numba_blas.gemm(gp[e, :, :count], vp[e, :, :count], partial[b, e], True, 0.0)
+                blas_numba.gemm(gp[e, :, :count], vp[e, :, :count], partial[b, e], False,
+                                True, 0.0)
     filters = dw.shape[0]
     for p in numba.prange(parts):
         k0, k1 = p * filters // parts, (p + 1) * filters // parts
@@ -156,7 +157,7 @@ def _forward(x, w, flip, out, add):
     x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
     block = _block(channels, filters, x.itemsize)
     u = _planes('u', filters, channels, x.dtype)
-    if not numba_blas.AVAILABLE:
+    if not blas_numba.AVAILABLE:
         _forward_numpy(x, w, flip, u, out, add, th, tw, block)
         return
     parts = _parts(-(-total // block))
@@ -175,7 +176,7 @@ def backward_weight(x, dy):
     block = _block(channels, filters, x.itemsize, scale=2)
     du = _planes('du', filters, channels, x.dtype)      # planes apart in the cache sets
     dw = np.empty((filters, channels, 3, 3), x.dtype)
-    if not numba_blas.AVAILABLE:
+    if not blas_numba.AVAILABLE:
         _weight_grad_numpy(x, dy, du, dw, th, tw, block)
         return dw
     blocks = -(-n * th * tw // block)

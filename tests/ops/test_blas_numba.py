@@ -1,32 +1,39 @@
-"""numpy's sgemm called from numba (symmod.ops.blas_numba) against numpy's matmul."""
+"""numpy's sgemm and dgemm called from numba (symmod.ops.blas_numba) against numpy's
+matmul."""
 import numpy as np
 import pytest
 
 from symmod.ops import blas_numba
 
 pytestmark = pytest.mark.skipif(not blas_numba.AVAILABLE,
-                                reason="numpy's BLAS exports no 64-bit-integer cblas_sgemm")
+                                reason="numpy's BLAS exports no 64-bit-integer cblas_sgemm and dgemm")
 
 
-def _strided(rng, shape, pad):
-    """A float32 matrix whose rows are ``pad`` elements apart beyond its width."""
-    base = rng.standard_normal((shape[0], shape[1] + pad)).astype(np.float32)
+def _strided(rng, shape, pad, dtype=np.float32):
+    """A matrix whose rows are ``pad`` elements apart beyond its width."""
+    base = rng.standard_normal((shape[0], shape[1] + pad)).astype(dtype)
     return base[:, pad // 2:pad // 2 + shape[1]]
 
 
+@pytest.mark.parametrize('dtype, tol', [(np.float32, 1e-5), (np.float64, 1e-12)])
 @pytest.mark.parametrize('trans_a', [False, True])
 @pytest.mark.parametrize('trans_b', [False, True])
 @pytest.mark.parametrize('beta', [0.0, 1.0, 0.5])
-def test_gemm_transposes_strides_and_beta(trans_a, trans_b, beta):
+@pytest.mark.parametrize('m, n, k', [(5, 7, 6), (1, 9, 4), (6, 1, 3)])
+def test_gemm_transposes_strides_and_beta(dtype, tol, trans_a, trans_b, beta, m, n, k):
+    # (one-row and one-column operands: numpy may give a one-row view any row stride)
     rng = np.random.default_rng(0)
-    m, n, k = 5, 7, 6
-    a = _strided(rng, (k, m) if trans_a else (m, k), 3)
-    b = _strided(rng, (n, k) if trans_b else (k, n), 4)
-    c = _strided(rng, (m, n), 2)
+    a = _strided(rng, (k, m) if trans_a else (m, k), 3, dtype)
+    b = _strided(rng, (n, k) if trans_b else (k, n), 4, dtype)
+    c = _strided(rng, (m, n), 2, dtype)
     start = c.copy()
+    around = c.base.copy()
     want = (a.T if trans_a else a).astype(np.float64) @ (b.T if trans_b else b) + beta * start
     blas_numba.gemm_into(a, b, c, trans_a, trans_b, beta)
-    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(c, want, rtol=tol, atol=tol)
+    # nothing beyond the view's columns was written
+    np.testing.assert_array_equal(c.base[:, n + 1:], around[:, n + 1:])
+    np.testing.assert_array_equal(c.base[:, :1], around[:, :1])
 
 
 @pytest.mark.parametrize('m,n,k,small', [
@@ -54,5 +61,7 @@ def test_gemm_into_checks_its_operands():
         blas_numba.gemm_into(a, np.ones((5, 2), np.float32), np.empty((3, 2), np.float32))
     with pytest.raises(ValueError, match='float32'):
         blas_numba.gemm_into(a, np.ones((4, 2)), np.empty((3, 2), np.float32))
+    with pytest.raises(ValueError, match='one dtype'):      # float64 too, but not mixed
+        blas_numba.gemm_into(a, np.ones((4, 2)), np.empty((3, 2)))
     with pytest.raises(ValueError, match='contiguous elements'):
         blas_numba.gemm_into(a, np.ones((2, 4), np.float32).T, np.empty((3, 2), np.float32))

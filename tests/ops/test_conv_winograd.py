@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import symmod as mx
-from symmod.ops import conv_direct, conv_winograd, numba_blas
+from symmod.ops import conv_direct, conv_winograd, blas_numba
 from symmod.ops import conv_winograd_transforms as transforms
 from symmod.test_utils import assert_almost_equal, check_numeric_gradient
 
@@ -152,10 +152,10 @@ def test_winograd_backward_add_accumulates(winograd_everywhere):
 def product_paths(request, monkeypatch):
     """Both ways of running the products: BLAS called inside one parallel numba call, and
     (where numpy's BLAS cannot be called from numba) numpy's products on thread_split."""
-    if request.param == 'numba BLAS' and not numba_blas.AVAILABLE:
+    if request.param == 'numba BLAS' and not blas_numba.AVAILABLE:
         pytest.skip("numpy's BLAS is not callable from numba here")
     if request.param == 'numpy products':
-        monkeypatch.setattr(numba_blas, 'AVAILABLE', False)
+        monkeypatch.setattr(blas_numba, 'AVAILABLE', False)
     return request.param
 
 
