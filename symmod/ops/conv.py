@@ -505,6 +505,13 @@ class _Convolution(_FilterOperator):
             conv_pointwise.backward(x, w, dy, self.strides, req, in_grad[0], in_grad[1])
             return
         kernels = _KERNELS[path]
+        if path in ('direct', 'strided'):
+            # both gradients in one pass (the output gradient packed once)
+            dw = kernels.backward(x, w, dy, None if req[0] == 'null' else in_grad[0],
+                                  add=req[0] == 'add', weight=req[1] != 'null')
+            if dw is not None:
+                store_from(in_grad[1], req[1], dw)
+            return
         if req[1] != 'null':
             store_from(in_grad[1], req[1], kernels.backward_weight(x, dy))
         if req[0] != 'null':

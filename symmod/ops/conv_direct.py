@@ -18,13 +18,14 @@ scalar remainder loop is left.
 
 Samples are split into at most :data:`CHUNKS` chunks run in a ``prange`` loop (numba's
 threads, sized by :mod:`symmod.threads`); the weight gradient sums per-chunk partials in
-chunk order, so its value does not depend on how many threads ran.
+chunk order, so its value does not depend on how many threads ran. :func:`backward`
+computes both gradients in one such loop, packing each chunk's output gradient once.
 """
 import numba
 import numpy as np
 from numba import prange
 
-__all__ = ['supports', 'forward', 'backward_data', 'backward_weight']
+__all__ = ['supports', 'forward', 'backward', 'backward_data', 'backward_weight']
 
 LANES = 16
 CHUNKS = 8
@@ -126,6 +127,14 @@ def _taps4(o0, o1, o2, o3, r, wp, span, t0, t1, t2, t3):
 @numba.njit(**_jit)
 def _conv_samples(x, w, out, first, per_chunk, xp, acc, wp, ps, add):
     samples = _pack(x, first, per_chunk, xp, wp, ps)
+    _conv_packed(xp, w, out, first, samples, acc, wp, ps, add)
+    return samples
+
+
+@numba.njit(**_jit)
+def _conv_packed(xp, w, out, first, samples, acc, wp, ps, add):
+    """``out[first:first + samples]`` (with ``add``: ``+=``) the convolution of the
+    packed planes ``xp`` with ``w``; ``acc`` (4, length) is work space."""
     span = _round_up(samples * ps)
     filters, channels = w.shape[0], w.shape[1]
     for k0 in range(0, filters, 4):
@@ -145,7 +154,6 @@ def _conv_samples(x, w, out, first, per_chunk, xp, acc, wp, ps, add):
                     _taps(acc[b], xp[c], wp, span, t[0, 0], t[0, 1], t[0, 2], t[1, 0],
                           t[1, 1], t[1, 2], t[2, 0], t[2, 1], t[2, 2])
         _unpack(acc, block, out, k0, first, samples, wp, ps, add)
-    return samples
 
 
 def _layout(batch, height, width):
@@ -175,14 +183,6 @@ def forward(x, w, out, add=False):
     n, _, height, width = x.shape
     _conv_chunks(np.ascontiguousarray(x), np.ascontiguousarray(w), out, add,
                  *_layout(n, height, width))
-
-
-def backward_data(dy, w, dx, add=False):
-    """``dx = `` (with ``add``: ``dx +=``) the gradient of :func:`forward` with respect
-    to its input: the same correlation with the weight flipped and its channel axes
-    swapped."""
-    flipped = np.ascontiguousarray(w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3))
-    forward(dy, flipped, dx, add)
 
 
 @numba.njit(**_jit)
@@ -255,25 +255,55 @@ def _add9(t, a0, a1, a2, a3, a4, a5, a6, a7, a8):
 
 
 @numba.njit(parallel=True, **_jit)
-def _weight_grad_chunks(x, dy, partial, wp, ps, per_chunk, chunks, length):
+def _backward_chunks(x, dy, flipped, dx, partial, add, weight, data, wp, ps, per_chunk,
+                     chunks, length):
     channels, filters = x.shape[1], dy.shape[1]
     for chunk in prange(chunks):
-        xp = np.zeros((channels, length), x.dtype)
-        g = np.zeros((filters, length), x.dtype)
         first = chunk * per_chunk
-        samples = _pack(x, first, per_chunk, xp, wp, ps)
-        # the output gradient packed like the output: zero where the output is dropped
-        _pack(dy, first, per_chunk, g, wp, ps)
-        part = partial[chunk]
-        part[:] = 0
-        # g was packed with the input's offset (wp + 1); the output sits at offset 0
-        _weight_taps(xp, g, wp + 1, part, wp, _round_up(samples * ps))
+        # the output gradient packed once for both gradients: like the input (padded by
+        # one, which the data gradient's correlation needs) and zero where the output is
+        # dropped (which the weight gradient's sums need)
+        g = np.zeros((filters, length), dy.dtype)
+        samples = _pack(dy, first, per_chunk, g, wp, ps)
+        if weight:
+            xp = np.zeros((channels, length), x.dtype)
+            _pack(x, first, per_chunk, xp, wp, ps)
+            part = partial[chunk]
+            part[:] = 0
+            # g was packed with the input's offset (wp + 1); the output sits at offset 0
+            _weight_taps(xp, g, wp + 1, part, wp, _round_up(samples * ps))
+        if data:
+            acc = np.empty((4, length), dy.dtype)
+            _conv_packed(g, flipped, dx, first, samples, acc, wp, ps, add)
+
+
+def backward(x, w, dy, dx=None, add=False, weight=True):
+    """The gradients of :func:`forward` in one pass over the samples: ``dx = `` (with
+    ``add``: ``dx +=``) the data gradient when ``dx`` is given, and the weight gradient
+    ``(K, C, 3, 3)`` returned when ``weight`` (else None).
+
+    The data gradient is the same correlation as the forward pass, on the output gradient
+    with the weight flipped and its channel axes swapped. The weight gradient sums
+    per-chunk partials in chunk order."""
+    n, _, height, width = dy.shape
+    layout = _layout(n, height, width)
+    data = dx is not None
+    if data:
+        flipped = np.ascontiguousarray(w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3))
+    else:
+        flipped, dx = np.empty((0, 0, 3, 3), dy.dtype), np.empty((0, 0, 0, 0), dy.dtype)
+    partial = np.empty((layout[3] if weight else 0, dy.shape[1], x.shape[1], 3, 3), x.dtype)
+    _backward_chunks(np.ascontiguousarray(x), np.ascontiguousarray(dy), flipped, dx,
+                     partial, add, weight, data, *layout)
+    return partial.sum(axis=0) if weight else None
+
+
+def backward_data(dy, w, dx, add=False):
+    """``dx = `` (with ``add``: ``dx +=``) the gradient of :func:`forward` with respect
+    to its input (:func:`backward` without the weight gradient)."""
+    backward(dx, w, dy, dx, add, weight=False)
 
 
 def backward_weight(x, dy):
     """The gradient of :func:`forward` with respect to its weight, ``(K, C, 3, 3)``."""
-    n, _, height, width = x.shape
-    layout = _layout(n, height, width)
-    partial = np.empty((layout[3], dy.shape[1], x.shape[1], 3, 3), x.dtype)
-    _weight_grad_chunks(np.ascontiguousarray(x), np.ascontiguousarray(dy), partial, *layout)
-    return partial.sum(axis=0)
+    return backward(x, None, dy)

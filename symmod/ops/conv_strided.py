@@ -18,7 +18,8 @@ unit-stride loads and one vectorizable loop covers a chunk of samples.
 
 Samples are split into at most :data:`CHUNKS` fixed chunks run in a ``prange`` loop; the
 weight gradient sums per-chunk partials in chunk order, so its value does not depend on
-how many threads ran.
+how many threads ran. :func:`backward` computes both gradients in one such loop, packing
+each chunk's output gradient once.
 """
 import numba
 import numpy as np
@@ -26,7 +27,7 @@ from numba import prange
 
 from .conv_direct import _add9, _jit, _pack, _round_up, _unpack
 
-__all__ = ['supports', 'forward', 'backward_data', 'backward_weight']
+__all__ = ['supports', 'forward', 'backward', 'backward_data', 'backward_weight']
 
 
 # samples are cut into at most this many chunks: fewer than conv_direct's, since the
@@ -279,37 +280,26 @@ def _unpack_phases(d, r, dx, c, first, s, wp, ps, add):
                 line[width - 1] = odd[width // 2]
 
 
-@numba.njit(parallel=True, **_jit)
-def _data_grad_chunks(dy, w, dx, add, wp, ps, per_chunk, chunks, length):
+@numba.njit(**_jit)
+def _data_grad_packed(g, w, dx, first, samples, d, wp, ps, add):
+    """``dx[first:first + samples]`` (with ``add``: ``+=``) the data gradient from the
+    packed output gradient ``g``; ``d`` (8, length) is work space."""
     filters, channels = w.shape[0], w.shape[1]
     quads = filters - filters % 4
-    for chunk in prange(chunks):
-        g = np.zeros((filters, length), dy.dtype)
-        d = np.empty((8, length), dy.dtype)
-        first = chunk * per_chunk
-        samples = _pack(dy, first, per_chunk, g, wp, ps)
-        span = _round_up(samples * ps)
-        for c in range(0, channels, 2):
-            pair = c + 1 < channels
-            d[:, :span] = 0
-            for k in range(0, quads if pair else 0, 4):
-                _phase_grads_pair(d, g, k, wp, span, w, c)
-            for k in range(quads if pair else 0, filters):
-                _phase_grads(d, 0, g, k, wp, span, w, c)
-                if pair:
-                    _phase_grads(d, 4, g, k, wp, span, w, c + 1)
-            for s in range(samples):
-                _unpack_phases(d, 0, dx, c, first, s, wp, ps, add)
-                if pair:
-                    _unpack_phases(d, 4, dx, c + 1, first, s, wp, ps, add)
-
-
-def backward_data(dy, w, dx, add=False):
-    """``dx = `` (with ``add``: ``dx +=``) the gradient of :func:`forward` with respect
-    to its input."""
-    n, _, oh, ow = dy.shape
-    _data_grad_chunks(np.ascontiguousarray(dy), np.ascontiguousarray(w), dx, add,
-                      *_layout(n, oh, ow))
+    span = _round_up(samples * ps)
+    for c in range(0, channels, 2):
+        pair = c + 1 < channels
+        d[:, :span] = 0
+        for k in range(0, quads if pair else 0, 4):
+            _phase_grads_pair(d, g, k, wp, span, w, c)
+        for k in range(quads if pair else 0, filters):
+            _phase_grads(d, 0, g, k, wp, span, w, c)
+            if pair:
+                _phase_grads(d, 4, g, k, wp, span, w, c + 1)
+        for s in range(samples):
+            _unpack_phases(d, 0, dx, c, first, s, wp, ps, add)
+            if pair:
+                _unpack_phases(d, 4, dx, c + 1, first, s, wp, ps, add)
 
 
 @numba.njit(**_jit)
@@ -359,34 +349,64 @@ def _weight_taps2(xp, g0, g1, dw0, dw1, wp, span, channels):
             _add9(dw1[c], b0, b1, b2, b3, b4, b5, b6, b7, b8)
 
 
+@numba.njit(**_jit)
+def _weight_grad_packed(xp, g, part, wp, span):
+    """``part = `` the weight gradient from the packed phases ``xp`` and output gradient
+    ``g`` (packed from offset wp + 1, zero where the output is dropped)."""
+    channels, filters = part.shape[1], part.shape[0]
+    part[:] = 0
+    off = wp + 1
+    for k in range(0, filters - 1, 2):
+        _weight_taps2(xp, g[k][off:off + span], g[k + 1][off:off + span], part[k],
+                      part[k + 1], wp, span, channels)
+    if filters % 2:
+        k = filters - 1
+        _weight_taps2(xp, g[k][off:off + span], g[k][off:off + span], part[k],
+                      part[k], wp, span, channels)
+
+
 @numba.njit(parallel=True, **_jit)
-def _weight_grad_chunks(x, dy, partial, wp, ps, per_chunk, chunks, length):
+def _backward_chunks(x, dy, w, dx, partial, add, weight, data, wp, ps, per_chunk, chunks,
+                     length):
     channels, filters = x.shape[1], dy.shape[1]
     for chunk in prange(chunks):
-        xp = np.zeros((4 * channels, length), x.dtype)
-        g = np.zeros((filters, length), x.dtype)
         first = chunk * per_chunk
-        samples = _pack_phases(x, first, per_chunk, xp, wp, ps)
-        # packed like the output (zero where it is dropped), from offset wp + 1
-        _pack(dy, first, per_chunk, g, wp, ps)
-        span = _round_up(samples * ps)
-        part = partial[chunk]
-        part[:] = 0
-        off = wp + 1
-        for k in range(0, filters - 1, 2):
-            _weight_taps2(xp, g[k][off:off + span], g[k + 1][off:off + span], part[k],
-                          part[k + 1], wp, span, channels)
-        if filters % 2:
-            k = filters - 1
-            _weight_taps2(xp, g[k][off:off + span], g[k][off:off + span], part[k],
-                          part[k], wp, span, channels)
+        # the output gradient packed once for both gradients
+        g = np.zeros((filters, length), dy.dtype)
+        samples = _pack(dy, first, per_chunk, g, wp, ps)
+        if weight:
+            xp = np.zeros((4 * channels, length), x.dtype)
+            _pack_phases(x, first, per_chunk, xp, wp, ps)
+            _weight_grad_packed(xp, g, partial[chunk], wp, _round_up(samples * ps))
+        if data:
+            d = np.empty((8, length), dy.dtype)
+            _data_grad_packed(g, w, dx, first, samples, d, wp, ps, add)
+
+
+def backward(x, w, dy, dx=None, add=False, weight=True):
+    """The gradients of :func:`forward` in one pass over the samples: ``dx = `` (with
+    ``add``: ``dx +=``) the data gradient when ``dx`` is given, and the weight gradient
+    ``(K, C, 3, 3)`` returned when ``weight`` (else None; per-chunk partials summed in
+    chunk order)."""
+    n, _, oh, ow = dy.shape
+    layout = _layout(n, oh, ow)
+    data = dx is not None
+    if data:
+        w = np.ascontiguousarray(w)
+    else:
+        w, dx = np.empty((0, 0, 3, 3), dy.dtype), np.empty((0, 0, 0, 0), dy.dtype)
+    partial = np.empty((layout[3] if weight else 0, dy.shape[1], x.shape[1], 3, 3), x.dtype)
+    _backward_chunks(np.ascontiguousarray(x), np.ascontiguousarray(dy), w, dx, partial, add,
+                     weight, data, *layout)
+    return partial.sum(axis=0) if weight else None
+
+
+def backward_data(dy, w, dx, add=False):
+    """``dx = `` (with ``add``: ``dx +=``) the gradient of :func:`forward` with respect
+    to its input (:func:`backward` without the weight gradient)."""
+    backward(dx, w, dy, dx, add, weight=False)
 
 
 def backward_weight(x, dy):
     """The gradient of :func:`forward` with respect to its weight, ``(K, C, 3, 3)``."""
-    n, _, oh, ow = dy.shape
-    layout = _layout(n, oh, ow)
-    partial = np.empty((layout[3], dy.shape[1], x.shape[1], 3, 3), x.dtype)
-    _weight_grad_chunks(np.ascontiguousarray(x), np.ascontiguousarray(dy), partial,
-                        *layout)
-    return partial.sum(axis=0)
+    return backward(x, None, dy)

@@ -154,6 +154,78 @@ def test_direct_weight_gradient_does_not_depend_on_thread_count():
         np.testing.assert_array_equal(r, results[0])
 
 
+@pytest.mark.parametrize('add', [False, True])
+@pytest.mark.parametrize('module, x_shape, dy_shape', [
+    ('conv_direct', (13, 3, 6, 5), (13, 6, 6, 5)),
+    ('conv_strided', (13, 3, 10, 8), (13, 5, 5, 4))])
+def test_backward_in_one_pass_gives_both_gradients_bit_for_bit(add, module, x_shape,
+                                                               dy_shape):
+    # one pass packs the output gradient once for both gradients; the same bits as each
+    # gradient alone, at any thread count
+    import importlib
+    import numba
+    kernels = importlib.import_module('symmod.ops.' + module)
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    dy = rng.standard_normal(dy_shape).astype(np.float32)
+    w = rng.standard_normal((dy_shape[1], x_shape[1], 3, 3)).astype(np.float32)
+    start = rng.standard_normal(x.shape).astype(np.float32)
+    alone = start.copy()
+    kernels.backward_data(dy, w, alone, add=add)
+    alone_dw = kernels.backward_weight(x, dy)
+    before = numba.get_num_threads()
+    try:
+        for n in sorted({1, 2, numba.config.NUMBA_NUM_THREADS}):
+            numba.set_num_threads(n)
+            dx = start.copy()
+            dw = kernels.backward(x, w, dy, dx, add=add)
+            np.testing.assert_array_equal(dx, alone)
+            np.testing.assert_array_equal(dw, alone_dw)
+    finally:
+        numba.set_num_threads(before)
+    assert kernels.backward(x, w, dy, None, weight=False) is None
+
+
+@pytest.mark.parametrize('req', [{'data': 'write', 'conv_weight': 'write'},
+                                 {'data': 'add', 'conv_weight': 'null'},
+                                 {'data': 'null', 'conv_weight': 'add'}])
+def test_direct_convolution_backward_is_one_call(monkeypatch, req):
+    from symmod.ops import conv_direct
+    calls = []
+    original = conv_direct.backward
+    monkeypatch.setattr(conv_direct, 'backward',
+                        lambda *a, **kw: calls.append((a[3] is not None, kw)) or original(*a, **kw))
+    x = np.random.randn(2, 3, 5, 5)
+    w = np.random.randn(4, 3, 3, 3)
+    sym = mx.sym.Convolution(mx.sym.Variable('data'), kernel=(3, 3), pad=(1, 1),
+                             num_filter=4, no_bias=True, name='conv')
+    grads = {'data': np.full(x.shape, 0.5), 'conv_weight': np.full(w.shape, 0.5)}
+    ex = sym.bind(mx.cpu(), args={'data': mx.nd.array(x, dtype=np.float64),
+                                  'conv_weight': mx.nd.array(w, dtype=np.float64)},
+                  args_grad={k: mx.nd.array(v, dtype=np.float64) for k, v in grads.items()},
+                  grad_req=req)
+    ex.forward(is_train=True)
+    dy = np.random.randn(2, 4, 5, 5)
+    ex.backward(mx.nd.array(dy, dtype=np.float64))
+    assert calls == [(req['data'] != 'null', {'add': req['data'] == 'add',
+                                              'weight': req['conv_weight'] != 'null'})]
+    expected_dx = conv_reference(dy, w.transpose(1, 0, 2, 3)[:, :, ::-1, ::-1], None,
+                                 (1, 1), (1, 1), (1, 1), 1)
+    expected_dw = np.einsum('nkhw,nchw->kc', dy, x)     # centre tap only, as a check below
+    got = {k: ex.grad_dict[k].asnumpy() for k in grads}
+    if req['data'] == 'null':
+        assert np.array_equal(got['data'], grads['data'])
+    else:
+        base = 0.5 if req['data'] == 'add' else 0.0
+        assert_almost_equal(got['data'], base + expected_dx, rtol=1e-10, atol=1e-10)
+    if req['conv_weight'] == 'null':
+        assert np.array_equal(got['conv_weight'], grads['conv_weight'])
+    else:
+        base = 0.5 if req['conv_weight'] == 'add' else 0.0
+        assert_almost_equal(got['conv_weight'][:, :, 1, 1], base + expected_dw, rtol=1e-10,
+                            atol=1e-10)
+
+
 def test_convolution_shape_inference():
     data = mx.sym.Variable('data')
     conv = mx.sym.Convolution(data, kernel=(5, 5), num_filter=20, name='conv')
