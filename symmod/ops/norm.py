@@ -19,6 +19,8 @@ from .registry import Operator, Param, ShapeError, register
 
 __all__ = []
 
+_MODES = {'null': 0, 'write': 1, 'add': 2}
+
 
 @register
 class BatchNorm(Operator):
@@ -135,16 +137,6 @@ class BatchNorm(Operator):
             var = np.where(var == 0, np.inf, var)      # MXNet's invstd is 0 then
         np.copyto(invstd, 1.0 / np.sqrt(var + self.eps), casting='unsafe')
 
-    def _fast_stats(self, x3, mean, invstd):
-        """:meth:`_stats` in one numba pass (float32 / float64 data)."""
-        channels = x3.shape[1]
-        m, var = np.empty(channels), np.empty(channels)
-        norm_kernels.moments(x3, m, var)
-        if self.eps == 0:
-            var = np.where(var == 0, np.inf, var)
-        np.copyto(mean, m, casting='unsafe')
-        np.copyto(invstd, 1.0 / np.sqrt(var + self.eps), casting='unsafe')
-
     def forward(self, is_train, req, in_data, out_data, aux, relu=False, residual=None):
         """The operator's forward pass; with ``relu`` (a BatchNorm fused with the relu that
         alone reads its output, ``executor/fusion.py``) ``out_data[0]`` takes the relu's
@@ -160,7 +152,7 @@ class BatchNorm(Operator):
         x3 = self._view3(x)
         fast = norm_kernels.supports(x3, out)
         if batch_stats and fast:
-            self._fast_stats(x3, mean, invstd)
+            norm_kernels.moments(x3, self.eps, mean, invstd)
         elif batch_stats:
             self._stats(x3, mean, invstd)
         else:
@@ -203,31 +195,35 @@ class BatchNorm(Operator):
         x, gamma = in_data[0], in_data[1]
         batch_mean, batch_invstd = out_data[1], out_data[2]
         x3, dy3 = self._view3(x), self._view3(out_grad[0])
-        z3 = None if relu_out is None else self._view3(relu_out)
-        count = x3.shape[0] * x3.shape[2]
-        acc = np.float32 if x.dtype == np.float16 else x.dtype
         batch_stats = self._modes.get(self._key(batch_mean), False)
         if batch_stats:
             mean, invstd = batch_mean, batch_invstd
-            # the moving averages take the batch statistics now, as MXNet's CPU code does
+        else:
+            mean = aux[0]
+            invstd = (1.0 / np.sqrt(aux[1] + self.eps)).astype(aux[1].dtype)
+        if norm_kernels.supports(x3, dy3) and (
+                req[0] == 'null' or norm_kernels.supports(in_grad[0])):
+            if batch_stats:
+                # the moving averages take the batch statistics now, as MXNet's CPU code does
+                norm_kernels.update_moving(mean, invstd, self.eps, self.momentum, aux[0],
+                                           aux[1])
+            # the relu's mask: the forward pass's normalized value, from its own statistics
+            # and parameters
+            relu = None if relu_out is None else (
+                batch_mean, batch_invstd if self.fix_gamma else gamma * batch_invstd,
+                in_data[2])
+            self._fast_backward(req, x3, dy3, mean, invstd, gamma, batch_stats, in_grad,
+                                relu)
+            return
+        if batch_stats:
             variance = 1.0 / (invstd.astype(np.float64) ** 2) - self.eps
             m = self.momentum
             aux[0][...] = aux[0] * m + mean * (1 - m)
             aux[1][...] = aux[1] * m + variance * (1 - m)
-        else:
-            mean = aux[0]
-            invstd = (1.0 / np.sqrt(aux[1] + self.eps)).astype(aux[1].dtype)
+        z3 = None if relu_out is None else self._view3(relu_out)
+        count = x3.shape[0] * x3.shape[2]
+        acc = np.float32 if x.dtype == np.float16 else x.dtype
         weight = np.ones_like(invstd) if self.fix_gamma else gamma
-        if norm_kernels.supports(x3, dy3) and (
-                req[0] == 'null' or norm_kernels.supports(in_grad[0])):
-            # the relu's mask: the forward pass's normalized value, from its own statistics
-            # and parameters
-            relu = None if z3 is None else (
-                batch_mean, batch_invstd if self.fix_gamma else gamma * batch_invstd,
-                in_data[2])
-            self._fast_backward(req, x3, dy3, mean, invstd, weight, batch_stats, in_grad,
-                                relu)
-            return
         if z3 is not None:
             dy3 = np.where(z3 > 0, dy3, np.zeros((), dy3.dtype))
         sum_dy = np.sum(dy3, axis=(0, 2), dtype=acc)
@@ -257,37 +253,31 @@ class BatchNorm(Operator):
         if req[2] != 'null':
             store_from(in_grad[2], req[2], sum_dy)
 
-    def _fast_backward(self, req, x3, dy3, mean, invstd, weight, batch_stats, in_grad, relu):
-        """The backward pass in two numba passes (float32 / float64 data); with ``relu``,
-        the forward pass's ``(mean, scale, shift)``, ``dy3`` counts where the normalized
-        value was positive (the fused relu's mask)."""
+    def _fast_backward(self, req, x3, dy3, mean, invstd, gamma, batch_stats, in_grad, relu):
+        """The backward pass in two numba passes (float32 / float64 data) and one call for
+        the per-channel arithmetic; with ``relu``, the forward pass's ``(mean, scale,
+        shift)``, ``dy3`` counts where the normalized value was positive (the fused relu's
+        mask)."""
         channels = x3.shape[1]
         count = x3.shape[0] * x3.shape[2]
-        sum_dy, dot = np.empty(channels), np.empty(channels)
+        sum_dy, dot, a, b, c = np.empty((5, channels))
         if relu is None:
             norm_kernels.grad_sums(x3, dy3, mean, sum_dy, dot)
         else:
             norm_kernels.relu_grad_sums(x3, dy3, *relu, sum_dy, dot)
-        invstd = invstd.astype(np.float64)
-        if req[0] != 'null':
-            iw = invstd * weight
-            if batch_stats:
-                # dx = (dy - mean(dy) - (x - mean) * dot * invstd^2 / count) * invstd * gamma
-                b = -dot * invstd * invstd / count * iw
-                c = -sum_dy / count * iw
-            else:
-                b = c = np.zeros(channels)
-            dx3 = self._view3(in_grad[0])
-            if relu is None:
-                norm_kernels.grad_affine(x3, dy3, mean, iw, b, c, dx3, req[0] == 'add')
-            else:
-                # the masked ``dy`` and the centred ``x`` against the forward pass's mean
-                # (the batch's, or the moving mean ``mean`` is a copy of)
-                norm_kernels.relu_grad_affine(x3, dy3, *relu, iw, b, c, dx3, req[0] == 'add')
-        if req[1] != 'null':
-            if self.fix_gamma:
-                zero_grad(in_grad[1], req[1])
-            else:
-                store_from(in_grad[1], req[1], (dot * invstd).astype(in_grad[1].dtype))
-        if req[2] != 'null':
-            store_from(in_grad[2], req[2], sum_dy.astype(in_grad[2].dtype))
+        gamma_mode = _MODES[req[1]]
+        if self.fix_gamma:
+            gamma_mode = -1 if req[1] == 'write' else 0
+        norm_kernels.grad_coefficients(
+            sum_dy, dot, invstd, gamma, count, batch_stats, self.fix_gamma, a, b, c,
+            sum_dy if in_grad[1] is None else in_grad[1], gamma_mode,
+            sum_dy if in_grad[2] is None else in_grad[2], _MODES[req[2]])
+        if req[0] == 'null':
+            return
+        dx3 = self._view3(in_grad[0])
+        if relu is None:
+            norm_kernels.grad_affine(x3, dy3, mean, a, b, c, dx3, req[0] == 'add')
+        else:
+            # the masked ``dy`` and the centred ``x`` against the forward pass's mean
+            # (the batch's, or the moving mean ``mean`` is a copy of)
+            norm_kernels.relu_grad_affine(x3, dy3, *relu, a, b, c, dx3, req[0] == 'add')

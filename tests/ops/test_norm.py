@@ -262,3 +262,56 @@ def test_batchnorm_long_rows_keep_float32_precision(shape):
                         rtol=1e-5, atol=0)
     assert_almost_equal(ex.grad_dict['bn_beta'].asnumpy(), dy64.sum(axis=(0, 2)),
                         rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize('fix_gamma', [False, True])
+@pytest.mark.parametrize('batch', [4, 2 * norm_kernels.GROUP + 1],
+                         ids=['channel-split', 'sample-split'])
+def test_batchnorm_per_channel_arithmetic_is_numpys(batch, fix_gamma):
+    """The per-channel steps around the passes (norm_kernels.update_moving,
+    grad_coefficients) round as numpy's float32 arithmetic on the same arrays does: the
+    moving statistics bit for bit, the parameter gradients under 'write' and 'add'."""
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal((batch, 3, 5)) * 2 + 1).astype(np.float32)
+    dy = rng.standard_normal(x.shape).astype(np.float32)
+    mean0 = np.array([0.5, -1.0, 0.25], np.float32)
+    var0 = np.array([2.0, 0.5, 1.5], np.float32)
+    sym = mx.sym.BatchNorm(mx.sym.Variable('data'), fix_gamma=fix_gamma, momentum=0.85,
+                           eps=2e-3, output_mean_var=True, name='bn')
+    grads = {}
+    for req in ('write', 'add'):
+        args = {'data': mx.nd.array(x), 'bn_gamma': mx.nd.array([0.5, 1.0, 2.0]),
+                'bn_beta': mx.nd.zeros(3)}
+        ex = sym.bind(mx.cpu(), args=args,
+                      args_grad={k: mx.nd.full(v.shape, 0.75) for k, v in args.items()},
+                      grad_req=req, aux_states={'bn_moving_mean': mx.nd.array(mean0),
+                                                'bn_moving_var': mx.nd.array(var0)})
+        _, mean, invstd = [o.asnumpy() for o in ex.forward(is_train=True)]
+        ex.backward([mx.nd.array(dy), mx.nd.zeros(3), mx.nd.zeros(3)])
+        grads[req] = {k: ex.grad_dict[k].asnumpy() for k in ('bn_gamma', 'bn_beta')}
+    variance = 1.0 / (invstd.astype(np.float64) ** 2) - 2e-3
+    assert np.array_equal(ex.aux_dict['bn_moving_mean'].asnumpy(),
+                          mean0 * 0.85 + mean * (1 - 0.85))
+    assert np.array_equal(ex.aux_dict['bn_moving_var'].asnumpy(),
+                          (var0 * 0.85 + variance * (1 - 0.85)).astype(np.float32))
+    x64, dy64 = x.astype(np.float64), dy.astype(np.float64)
+    dot = ((x64 - mean.reshape(1, -1, 1)) * dy64).sum(axis=(0, 2))
+    gamma_grad = np.zeros(3) if fix_gamma else dot * invstd
+    assert_almost_equal(grads['write']['bn_gamma'], gamma_grad, rtol=1e-5, atol=1e-5)
+    assert_almost_equal(grads['write']['bn_beta'], dy64.sum(axis=(0, 2)), rtol=1e-5, atol=1e-5)
+    # 'add' onto 0.75 (fix_gamma: MXNet leaves gamma's gradient as it was)
+    assert np.array_equal(grads['add']['bn_gamma'], np.full(3, 0.75, np.float32)
+                          if fix_gamma else grads['write']['bn_gamma'] + np.float32(0.75))
+    assert np.array_equal(grads['add']['bn_beta'], grads['write']['bn_beta'] + np.float32(0.75))
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_batchnorm_zero_eps_constant_channel_has_zero_invstd(dtype):
+    x = np.random.randn(2 * norm_kernels.GROUP, 2, 3).astype(dtype)
+    x[:, 1] = 4.0
+    sym = mx.sym.BatchNorm(mx.sym.Variable('data'), eps=0.0, output_mean_var=True,
+                           name='bn')
+    ex = _bind(sym, x, np.ones(2), np.zeros(2), np.zeros(2), np.ones(2), dtype)
+    out, mean, invstd = [o.asnumpy() for o in ex.forward(is_train=True)]
+    assert invstd[1] == 0 and mean[1] == 4.0 and np.all(out[:, 1] == 0)
+    assert_almost_equal(invstd[0], 1 / x[:, 0].astype(np.float64).std(), rtol=1e-5)
