@@ -6,6 +6,7 @@ Run (PyTorch is needed for this benchmark only: ``pip install torch==2.13.0``)::
     python benchmarks/fused_rnn.py --threads 1      # one thread on both sides
     python benchmarks/fused_rnn.py --quick
     python benchmarks/fused_rnn.py --threads 1 --bound   # + what bounds inference
+    python benchmarks/fused_rnn.py --cases lstm:train:32,gru:infer:1   # some rows only
 
 Both sides: sequence length 35, input = hidden = 200, 2 layers, float32, the same
 weights and data. ``train`` (batch 32): one step = forward in training mode + backward
@@ -20,8 +21,10 @@ the load average and each side's threads.
 ``--bound`` adds a table: the time of the matrix products alone, through numpy's BLAS in
 the shapes symmod multiplies (forward: per layer one (T*N, in) x (in, G*H) product and T
 (N, H) x (H, G*H) products; training adds per layer T (N, G*H) x (G*H, H) products and the
-three weight/input gradient products), next to symmod's and PyTorch's whole step. What
-symmod spends beyond the products is its gate arithmetic and overhead.
+three weight/input gradient products; the per-step ones in numba, in the small-kernel
+blocks of ``symmod.ops.blas_numba``, as symmod's time loops do), next to symmod's and
+PyTorch's whole step. What symmod spends beyond the products is its gate arithmetic and
+overhead.
 """
 import argparse
 import os
@@ -92,6 +95,25 @@ def run_symmod(mode, task, batch, steps):
     return _timed(train if task == 'train' else infer, steps)
 
 
+def _step_products():
+    """``f(a, b, c, T)``: T per-step products ``c = a @ b`` as symmod's time loops
+    compute them: in numba through numpy's sgemm in small-kernel blocks where that is at
+    hand (symmod.ops.blas_numba), else numpy's matmul in a Python loop (batch 1 aside)."""
+    from symmod.ops import blas_numba
+    if not blas_numba.AVAILABLE:
+        def loop(a, b, c, count):
+            for _ in range(count):
+                np.matmul(a, b, out=c)
+        return loop
+    import numba
+
+    @numba.njit
+    def blocked(a, b, c, count, small):
+        for _ in range(count):
+            blas_numba.gemm_blocked(a, b, c, 0.0, small)
+    return lambda a, b, c, count: blocked(a, b, c, count, blas_numba.SMALL)
+
+
 def run_products(mode, task, batch, steps):
     """The matrix products of the forward (``infer``) or of forward and backward
     (``train``) alone, on numpy's BLAS, in the shapes symmod multiplies."""
@@ -106,20 +128,19 @@ def run_products(mode, task, batch, steps):
     hh = np.empty((batch, G), np.float32)
     y = np.zeros((T * batch, H), np.float32)         # the next layer's input
     wh_t = [np.ascontiguousarray(wh.T) for _, wh, _, _ in layers]
+    steps_of = _step_products()
 
     def forward():
         layer_in = x
         for (wi, _, _, _), wht in zip(layers, wh_t):
             np.matmul(layer_in, wi.T, out=pre)
-            for _ in range(T):
-                np.matmul(h, wht, out=hh)
+            steps_of(h, wht, hh, T)
             layer_in = y
 
     def train():
         forward()
         for k, (wi, wh, _, _) in enumerate(layers):
-            for _ in range(T):
-                np.matmul(hh, wh, out=h)                # dh = dgates W_h, per step
+            steps_of(hh, wh, h, T)                      # dh = dgates W_h, per step
             pre.T @ (x if k == 0 else y)                # dW_x
             pre.T @ y                                   # dW_h, against the hidden states
             pre @ wi                                    # gradient of the layer input
@@ -162,6 +183,8 @@ def main():
     parser.add_argument('--steps', type=int, default=10)
     parser.add_argument('--bound', action='store_true',
                         help='also time the inference matrix products alone')
+    parser.add_argument('--cases', default=None,
+                        help='rows to run, e.g. lstm:train:32,lstm:infer:32 (default: all)')
     harness.add_arguments(parser, 5)
     args = parser.parse_args()
     if args.worker:
@@ -183,21 +206,25 @@ def main():
           '| threads |')
     print('|---|---|---|---|---|---|---|---|---|')
     bounds = []
-    for mode in ('lstm', 'gru'):
-        for task, batch in (('train', 32), ('infer', 32), ('infer', 1)):
-            res, cpu, reports, loads = harness.side_by_side(
-                __file__, [mode, task, batch, steps], env, rounds,
-                lambda r: r['seconds'] * 1e3)
-            (sb, sm), (tb, tm) = (harness.best_median(res[f]) for f in ('symmod', 'torch'))
-            print('| %s | %s | %d | %.2f (%.2f) | %.2f (%.2f) | %.2f (%.2f) | %.2f '
-                  '| %.1f-%.1f | %s; %s |'
-                  % ((mode, task, batch, sb, sm, tb, tm, tb / sb, tm / sm,
-                      min(cpu['torch']) / min(cpu['symmod'])) + loads
-                     + (reports['symmod'], reports['torch'])), flush=True)
-            if args.bound:
-                bounds.append((mode, task, batch, sb, tb, min(
-                    harness.worker(__file__, ['products', mode, task, batch, steps],
-                                   env)['seconds'] * 1e3 for _ in range(rounds))))
+    rows = [(mode, task, batch) for mode in ('lstm', 'gru')
+            for task, batch in (('train', 32), ('infer', 32), ('infer', 1))]
+    if args.cases:
+        wanted = [c.split(':') for c in args.cases.split(',')]
+        rows = [(m, t, int(b)) for m, t, b in wanted]
+    for mode, task, batch in rows:
+        res, cpu, reports, loads = harness.side_by_side(
+            __file__, [mode, task, batch, steps], env, rounds,
+            lambda r: r['seconds'] * 1e3)
+        (sb, sm), (tb, tm) = (harness.best_median(res[f]) for f in ('symmod', 'torch'))
+        print('| %s | %s | %d | %.2f (%.2f) | %.2f (%.2f) | %.2f (%.2f) | %.2f '
+              '| %.1f-%.1f | %s; %s |'
+              % ((mode, task, batch, sb, sm, tb, tm, tb / sb, tm / sm,
+                  min(cpu['torch']) / min(cpu['symmod'])) + loads
+                 + (reports['symmod'], reports['torch'])), flush=True)
+        if args.bound:
+            bounds.append((mode, task, batch, sb, tb, min(
+                harness.worker(__file__, ['products', mode, task, batch, steps],
+                               env)['seconds'] * 1e3 for _ in range(rounds))))
     if bounds:
         print('\n| mode | task | batch | matrix products alone ms | symmod ms '
               '| PyTorch ms | products / symmod | products / PyTorch |')
