@@ -22,7 +22,7 @@ import numba
 import numpy as np
 from numba import types
 
-__all__ = ['AVAILABLE', 'SMALL', 'gemm', 'gemm_blocked', 'gemm_into']
+__all__ = ['AVAILABLE', 'SMALL', 'gemm', 'gemm_blocked', 'gemm_into', 'transpose_into']
 
 # 64-bit-integer CBLAS names: the scipy-openblas wheels' prefixed/suffixed one first
 _NAMES = ('scipy_cblas_%sgemm64_', 'cblas_%sgemm64_', 'cblas_%sgemm_64')
@@ -52,6 +52,23 @@ _SMALL_KERNEL_CORES = ('skylakex', 'cooperlake', 'sapphirerapids')
 _SMALL_MNK = 100 ** 3
 
 
+# OpenBLAS's out-of-place transpose-copy (64-bit-integer CBLAS names)
+_OMATCOPY_NAMES = ('scipy_cblas_somatcopy64_', 'cblas_somatcopy64_', 'cblas_somatcopy_64')
+_OMATCOPY = []
+
+
+def _bind_omatcopy(lib):
+    for name in _OMATCOPY_NAMES:
+        func = getattr(lib, name, None)
+        if func is not None:
+            i64 = ctypes.c_int64
+            func.restype = None
+            func.argtypes = [ctypes.c_int, ctypes.c_int, i64, i64, ctypes.c_float,
+                             ctypes.c_void_p, i64, ctypes.c_void_p, i64]
+            _OMATCOPY.append(func)
+            return
+
+
 def _bind():
     """Register numpy's ``cblas_sgemm`` and ``cblas_dgemm`` with LLVM under
     :data:`_SYMBOL` and :data:`_SYMBOL_D`. Returns (found, the largest product its
@@ -69,6 +86,7 @@ def _bind():
                     import llvmlite.binding as llvm
                     llvm.add_symbol(_SYMBOL, ctypes.cast(func, ctypes.c_void_p).value)
                     llvm.add_symbol(_SYMBOL_D, ctypes.cast(double, ctypes.c_void_p).value)
+                    _bind_omatcopy(lib)
                     core = str(getattr(controllers.get(path), 'architecture', '')).lower()
                     return True, _SMALL_MNK if core in _SMALL_KERNEL_CORES else 0
     except (OSError, ImportError, AttributeError):
@@ -156,3 +174,15 @@ def gemm_into(a, b, c, trans_a=False, trans_b=False, beta=0.0):
                              'contiguous elements, found %s %s strides %s'
                              % (arr.dtype, arr.shape, arr.strides))
     gemm(a, b, c, trans_a, trans_b, beta)
+
+
+def transpose_into(a, out):
+    """``out[...] = a.T`` for a float32 C-contiguous ``a`` (m, n) and ``out`` (n, m):
+    OpenBLAS's ``somatcopy`` where numpy's BLAS has it (800x200: 26 us in cache,
+    105 us from memory, against numpy's strided copy's 99 and 180 us), else numpy."""
+    m, n = a.shape
+    if _OMATCOPY and a.dtype == out.dtype == np.float32 and out.shape == (n, m) \
+            and a.flags.c_contiguous and out.flags.c_contiguous and a.size:
+        _OMATCOPY[0](_ROW_MAJOR, _TRANS, m, n, 1.0, a.ctypes.data, n, out.ctypes.data, m)
+    else:
+        np.copyto(out, a.T)

@@ -168,7 +168,7 @@ def _forward_loop(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra):
         # product is added: no separate pre-activation and product buffers to read
         np.matmul(x.reshape(T * N, -1), wx.T, out=gates.reshape(T * N, GH))
         wh_t = scratch('rnn_wht', (H, GH), x.dtype)
-        np.copyto(wh_t, wh.T)
+        blas_numba.transpose_into(wh, wh_t)
         return lstm_loop_into_gates(gates, bx + bh, wh_t, np.ascontiguousarray(h0),
                                     np.ascontiguousarray(c0), reverse, y, extra,
                                     blas_numba.SMALL)
@@ -181,7 +181,7 @@ def _forward_loop(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra):
         wh_t = wh.T
     else:
         wh_t = scratch('rnn_wht', (H, GH), x.dtype)
-        np.copyto(wh_t, wh.T)
+        blas_numba.transpose_into(wh, wh_t)
     hh = scratch('rnn_hh', (N, GH), x.dtype)
     bias = bx + bh if mode == 'lstm' else None
     # the hidden state fed back lives in two alternating contiguous buffers besides y:

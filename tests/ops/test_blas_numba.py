@@ -65,3 +65,20 @@ def test_gemm_into_checks_its_operands():
         blas_numba.gemm_into(a, np.ones((4, 2)), np.empty((3, 2)))
     with pytest.raises(ValueError, match='contiguous elements'):
         blas_numba.gemm_into(a, np.ones((2, 4), np.float32).T, np.empty((3, 2), np.float32))
+
+
+@pytest.mark.parametrize('shape', [(800, 200), (3, 5), (1, 4)])
+def test_transpose_into(shape):
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal(shape).astype(np.float32)
+    out = np.full(shape[::-1], np.nan, np.float32)
+    blas_numba.transpose_into(a, out)
+    np.testing.assert_array_equal(out, a.T)
+
+
+def test_transpose_into_other_layouts_and_dtypes():
+    rng = np.random.default_rng(3)
+    for a in (rng.standard_normal((4, 6)), rng.standard_normal((4, 12)).astype(np.float32)[:, ::2]):
+        out = np.empty(a.shape[::-1], a.dtype)
+        blas_numba.transpose_into(a, out)
+        np.testing.assert_array_equal(out, a.T)
