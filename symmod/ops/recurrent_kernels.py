@@ -9,6 +9,7 @@ hidden-to-hidden product and the gate arithmetic run per step.
 import numba
 import numpy as np
 
+from .. import threads
 from . import blas_numba
 from .common import scratch
 from .recurrent_back_loops import (gru_back_loop, gru_step_back32, lstm_back_loop,
@@ -157,6 +158,14 @@ def forward_direction(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra)
 _NUMBA_LOOP_MAX_BATCH = 4
 
 
+def _step_blocks():
+    """How the time loops split each step's product: :data:`blas_numba.SMALL` while BLAS
+    runs at one thread; 0 (whole products) when it has more. The small-matrix kernels
+    run on one thread: at two free cores the 32x200 by 200x800 step product takes 63 us
+    whole, against 90 us in blocks at one thread and 111 whole at one thread."""
+    return blas_numba.SMALL if threads.info()['blas'] == 1 else 0
+
+
 def _forward_loop(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra):
     """float32 LSTM/GRU: the input products in one BLAS call, then each time step as one
     product and one fused numba pass (:mod:`symmod.ops.recurrent_loops`)."""
@@ -171,7 +180,7 @@ def _forward_loop(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra):
         blas_numba.transpose_into(wh, wh_t)
         return lstm_loop_into_gates(gates, bx + bh, wh_t, np.ascontiguousarray(h0),
                                     np.ascontiguousarray(c0), reverse, y, extra,
-                                    blas_numba.SMALL)
+                                    _step_blocks())
     pre = scratch('rnn_pre', (T, N, GH), x.dtype)
     np.matmul(x.reshape(T * N, -1), wx.T, out=pre.reshape(T * N, GH))
     # a contiguous W_h^T: BLAS multiplies the small per-step product by it ~1.5x faster
@@ -199,7 +208,7 @@ def _forward_loop(mode, x, wx, wh, bx, bh, h0, c0, reverse, y, gates, extra):
                         h_odd), None
     if mode == 'gru' and blas_numba.AVAILABLE:
         return gru_loop(pre, bx, bh, wh_t, h0, reverse, y, gates, extra, hh, h_even,
-                        h_odd, blas_numba.SMALL), None
+                        h_odd, _step_blocks()), None
     h_prev, c_prev = h0, c0
     for step in range(T):
         t = T - 1 - step if reverse else step
@@ -385,12 +394,12 @@ def _backward_loop(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dhy, d
         dgh = dgx
         dc = np.zeros((N, H), dtype) if dcy is None else np.array(dcy, dtype, order='C')
         lstm_back_loop(gates, extra, np.ascontiguousarray(c0), wh, reverse, dy, dh, dc,
-                       dgx, dbx, blas_numba.SMALL)
+                       dgx, dbx, _step_blocks())
         if want:
             np.copyto(dbh, dbx)
     else:
         dgh = scratch('rnn_dgh', (T, N, GH), dtype)
-        gru_back_loop(gates, extra, h_prev, wh, reverse, dy, dh, dgx, dgh, blas_numba.SMALL)
+        gru_back_loop(gates, extra, h_prev, wh, reverse, dy, dh, dgx, dgh, _step_blocks())
         if want:
             np.add.reduce(dgx.reshape(T * N, GH), axis=0, out=dbx)
             np.add.reduce(dgh.reshape(T * N, GH), axis=0, out=dbh)

@@ -334,12 +334,24 @@ def test_float32_loops_with_and_without_numpy_sgemm(monkeypatch, mode, bidirecti
     heads = [rng.uniform(-1, 1, s) for s in sym.infer_shape(
         **{k: v.shape for k, v in loc.items()})[1]]
     if small is not None:           # blocks of the step products, whatever the BLAS core
-        monkeypatch.setattr(blas_numba, 'SMALL', small)
+        from symmod.ops import recurrent_kernels
+        monkeypatch.setattr(recurrent_kernels, '_step_blocks', lambda: small)
     fast = _train_and_infer(sym, loc, heads, np.float32)
     monkeypatch.setattr(blas_numba, 'AVAILABLE', False)
     plain = _train_and_infer(sym, loc, heads, np.float32)
     for a, b in zip(fast, plain):
         assert_almost_equal(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_step_products_split_only_at_one_blas_thread(monkeypatch):
+    """OpenBLAS's small-matrix kernels run on one thread: with more BLAS threads the time
+    loops pass each step's product whole."""
+    from symmod import threads
+    from symmod.ops import blas_numba, recurrent_kernels
+    monkeypatch.setattr(blas_numba, 'SMALL', 12345)
+    for blas, expected in ((1, 12345), (2, 0), (None, 0)):
+        monkeypatch.setattr(threads, 'info', lambda: {'blas': blas})
+        assert recurrent_kernels._step_blocks() == expected
 
 
 @pytest.mark.parametrize('mode,bidirectional', [('lstm', False), ('lstm', True),
