@@ -145,14 +145,15 @@ def weight_transform(w, u, flip, r0, r1):
     ``(16, C, K)``). Scalars only, the last axis innermost, so that each of the 16
     planes is written in order."""
     half = w.dtype.type(0.5)
-    taps = np.empty((3, 3), w.dtype)
     for k in range(r0, r1):
         for c in range(u.shape[2]):
-            for i in range(3):
-                for j in range(3):
-                    taps[i, j] = w[c, k, 2 - i, 2 - j] if flip else w[k, c, i, j]
+            g = w[c, k] if flip else w[k, c]
             for j in range(3):          # the columns of G g, kept in the rows of u
-                a, b, d, e = _combine(taps[0, j], taps[1, j], taps[2, j], half)
+                # (flipped: column 2 - j read from the bottom up)
+                q = 2 - j if flip else j
+                top, mid, bottom = (g[2, q], g[1, q], g[0, q]) if flip else \
+                    (g[0, q], g[1, q], g[2, q])
+                a, b, d, e = _combine(top, mid, bottom, half)
                 u[j, k, c], u[4 + j, k, c], u[8 + j, k, c], u[12 + j, k, c] = a, b, d, e
             for i in range(4):          # (G g) G^T along each row
                 q0, q1, q2, q3 = _combine(u[4 * i, k, c], u[4 * i + 1, k, c],
