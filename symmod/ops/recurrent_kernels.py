@@ -244,6 +244,20 @@ def forward_projected_direction(x, wx, wh, whr, bx, bh, r0, c0, reverse, y):
     return r_prev, c_prev
 
 
+def _entering_states(y, h0, reverse, shape, dtype):
+    """The hidden state entering each time step, in time order: ``h0`` then the
+    direction's outputs ``y`` shifted by one step (a scratch array of ``shape``)."""
+    T = shape[0]
+    h_prev = scratch('rnn_h_prev', shape, dtype)
+    if reverse:
+        h_prev[:T - 1] = y[1:]
+        h_prev[T - 1] = h0
+    else:
+        h_prev[0] = h0
+        h_prev[1:] = y[:T - 1]
+    return h_prev
+
+
 def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dhy, dcy,
                         dx, grads, dx_req='add'):
     """Back-propagate through one direction of one layer (BPTT).
@@ -267,14 +281,7 @@ def backward_direction(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dh
     dc = None
     if mode == 'lstm':
         dc = np.zeros((N, H), dtype) if dcy is None else dcy.copy()
-    # the state entering each time step, in time order
-    h_prev = scratch('rnn_h_prev', (T, N, H), dtype)
-    if reverse:
-        h_prev[:T - 1] = y[1:]
-        h_prev[T - 1] = h0
-    else:
-        h_prev[0] = h0
-        h_prev[1:] = y[:T - 1]
+    h_prev = _entering_states(y, h0, reverse, (T, N, H), dtype)
     db_unused = scratch('rnn_db', (GH,), dtype)     # the bias sums come after the loop
     for step in range(T):
         t = step if reverse else T - 1 - step
@@ -382,13 +389,7 @@ def _backward_loop(mode, x, wx, wh, h0, c0, reverse, y, gates, extra, dy, dhy, d
     # the state entering each time step, in time order (GRU steps and dW_h read it)
     h_prev = None
     if want or mode == 'gru':
-        h_prev = scratch('rnn_h_prev', (T, N, H), dtype)
-        if reverse:
-            h_prev[:T - 1] = y[1:]
-            h_prev[T - 1] = h0
-        else:
-            h_prev[0] = h0
-            h_prev[1:] = y[:T - 1]
+        h_prev = _entering_states(y, h0, reverse, (T, N, H), dtype)
     dc = None
     if mode == 'lstm':
         dgh = dgx
